@@ -1,0 +1,43 @@
+"""How a search is asked for, watched and stopped, the same for every solver.
+
+:class:`Request` says what the caller wants (first solution, K, all, a count,
+or the best). :class:`Control` is shared between the running solver and the
+caller: the solver bumps its counters (read by the progress line) and polls
+``stop_reason()``; the caller sets ``stop`` on Ctrl-C. A solver that stops
+for any reason but exhaustion must not claim ``none``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Request:
+    limit: int | None = 1  # stop after this many solutions; None = all
+    count_only: bool = False  # count solutions, do not keep them
+    best: bool = False  # optimise commonness (min largest rank, then sum)
+    on_solution: Callable[[tuple[str, ...]], None] | None = None  # streaming
+
+
+@dataclass
+class Control:
+    time_limit: float | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    started: float = field(default_factory=time.monotonic)
+    solutions: int = 0  # progress counters, written by the solver
+    nodes: int = 0
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.started
+
+    def stop_reason(self) -> str | None:
+        """'interrupt' after Ctrl-C, 'time-limit' past the deadline, else None."""
+        if self.stop.is_set():
+            return "interrupt"
+        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+            return "time-limit"
+        return None

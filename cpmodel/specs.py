@@ -1,0 +1,96 @@
+"""Problem specs: the solver-free statement of each puzzle instance.
+
+A spec holds everything a solver needs and nothing it does not: sizes,
+the words each slot may take (already cut to ``--top``), fixed letters and
+side conditions. Both solvers of a puzzle read the same spec, and the
+validator checks answers against it, which is what makes ``--solver both``
+a real cross-check.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cpmodel.errors import InputError
+from cpmodel.lexicon import Lexicon
+
+MAX_SIDE = 15
+_SIZE = re.compile(r"\s*(\d+)\s*[x×X*]\s*(\d+)\s*")
+
+
+@dataclass(frozen=True)
+class RectangleSpec:
+    """An m×n word rectangle (TAOCP 7.2.2, exercise 24).
+
+    ``rows`` m-many words of length n read across; ``cols`` n-many words of
+    length m read down. ``row_words``/``col_words`` are the allowed words in
+    rank order, so a word's rank is its index in its own list.
+    """
+
+    m: int
+    n: int
+    row_words: tuple[str, ...]
+    col_words: tuple[str, ...]
+    pattern: tuple[str, ...] | None = None  # m strings of n chars; '.' = free
+    distinct: bool = False  # no word used twice among all m + n words
+    symmetric: bool = False  # word square: row i equals column i (m == n)
+
+    @property
+    def size(self) -> str:
+        return f"{self.m}x{self.n}"
+
+    def transposed(self) -> "RectangleSpec":
+        """The same puzzle read down instead of across (rows ↔ columns)."""
+        pattern = None if self.pattern is None else tuple("".join(col) for col in zip(*self.pattern))
+        return RectangleSpec(self.n, self.m, self.col_words, self.row_words, pattern, self.distinct, self.symmetric)
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """'5x6' or '5×6' → (5, 6): m rows by n columns, each side 1..15."""
+    match = _SIZE.fullmatch(text)
+    if not match:
+        raise InputError(f"size must look like 5x6 (rows x columns), got {text!r}")
+    m, n = int(match.group(1)), int(match.group(2))
+    for side in (m, n):
+        if not 1 <= side <= MAX_SIDE:
+            raise InputError(f"each side of the size must be between 1 and {MAX_SIDE}, got {text!r}")
+    return m, n
+
+
+def parse_pattern(text: str, m: int, n: int) -> tuple[str, ...]:
+    """Rows separated by '/' (or one string of m·n characters); '.' is free."""
+    cleaned = text.strip().lower()
+    rows = cleaned.split("/") if "/" in cleaned else [cleaned[i * n:(i + 1) * n] for i in range(m)]
+    if len(cleaned.replace("/", "")) != m * n or any(len(r) != n for r in rows) or len(rows) != m:
+        raise InputError(f"pattern must be {m} rows of {n} characters ('.' for a free cell), got {text!r}")
+    if not re.fullmatch(r"[a-z.]*", "".join(rows)):
+        raise InputError(f"pattern may hold only letters and '.', got {text!r}")
+    return tuple(rows)
+
+
+def rectangle_spec(
+    m: int,
+    n: int,
+    row_lexicon: Lexicon,
+    col_lexicon: Lexicon | None = None,
+    top: int | None = None,
+    pattern: tuple[str, ...] | None = None,
+    distinct: bool = False,
+    symmetric: bool = False,
+) -> RectangleSpec:
+    """Cut the lexicon(s) to the slot lengths (and ``top``) and check the options."""
+    if top is not None and top < 1:
+        raise InputError(f"--top must be at least 1, got {top}")
+    if symmetric and m != n:
+        raise InputError(f"--symmetric needs a square size, got {m}x{n}")
+    col_lexicon = col_lexicon or row_lexicon
+    return RectangleSpec(
+        m=m,
+        n=n,
+        row_words=tuple(row_lexicon.of_length(n, top)),
+        col_words=tuple(col_lexicon.of_length(m, top)),
+        pattern=pattern,
+        distinct=distinct,
+        symmetric=symmetric,
+    )

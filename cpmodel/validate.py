@@ -1,0 +1,52 @@
+"""Independent validators: check an answer against its spec, nothing else.
+
+A validator uses only the spec's word lists as plain sets, never a solver's
+tries, bitsets or tables, so a solver bug cannot hide behind a shared data
+structure. Every answer is validated before it is shown.
+"""
+
+from __future__ import annotations
+
+from cpmodel.specs import RectangleSpec
+
+
+def rectangle_problems(spec: RectangleSpec, rows: tuple[str, ...] | list[str]) -> list[str]:
+    """Every rule the rectangle breaks, as readable strings (empty = valid)."""
+    if len(rows) != spec.m or any(len(r) != spec.n for r in rows):
+        return [f"shape is not {spec.m} rows of {spec.n} letters: {list(rows)}"]
+    problems = []
+    columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
+    row_set, col_set = set(spec.row_words), set(spec.col_words)
+    problems += [f"row {i + 1} {w!r} is not an allowed word" for i, w in enumerate(rows) if w not in row_set]
+    problems += [f"column {j + 1} {w!r} is not an allowed word" for j, w in enumerate(columns) if w not in col_set]
+    if spec.pattern is not None:
+        for i, (row, want) in enumerate(zip(rows, spec.pattern)):
+            problems += [
+                f"cell ({i + 1},{j + 1}) is {got!r}, pattern fixes {fixed!r}"
+                for j, (got, fixed) in enumerate(zip(row, want))
+                if fixed != "." and got != fixed
+            ]
+    if spec.distinct:
+        words = list(rows) + columns
+        repeated = sorted({w for w in words if words.count(w) > 1})
+        problems += [f"word {w!r} is used more than once" for w in repeated]
+    if spec.symmetric and list(rows) != columns:
+        problems.append("rows differ from columns in a symmetric square")
+    return problems
+
+
+def check_rectangle(spec: RectangleSpec, rows) -> None:
+    """Raise AssertionError naming the broken rules: a solver bug, never user error."""
+    problems = rectangle_problems(spec, rows)
+    if problems:
+        raise AssertionError("invalid rectangle from solver: " + "; ".join(problems))
+
+
+def rank_objective(spec: RectangleSpec, rows) -> tuple[int, int]:
+    """Knuth's commonness criterion: (largest word rank, sum of word ranks),
+    where a word's rank is its index in its own slot list."""
+    row_rank = {w: r for r, w in enumerate(spec.row_words)}
+    col_rank = {w: r for r, w in enumerate(spec.col_words)}
+    columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
+    ranks = [row_rank[w] for w in rows] + [col_rank[w] for w in columns]
+    return max(ranks), sum(ranks)
