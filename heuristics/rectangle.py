@@ -71,8 +71,7 @@ class Tables:
     step_memo: list[dict[str, list[int]]]  # (j, π) → [allowed(j, πc) for c in a..z]
 
     @classmethod
-    def build(cls, fill_words, cross_words) -> "Tables":
-        width = len(fill_words[0]) if fill_words else 0
+    def build(cls, fill_words, cross_words, width: int) -> "Tables":
         positions: list[dict[str, list[int]]] = [{} for _ in range(width)]
         for index, word in enumerate(fill_words):
             for j, letter in enumerate(word):
@@ -173,7 +172,7 @@ class RectangleSearch:
         self.request = request
         self.control = control
         self.levels = self.spec.m  # K lines of length W = spec.n
-        self.tables = Tables.build(self.spec.row_words, self.spec.col_words)
+        self.tables = Tables.build(self.spec.row_words, self.spec.col_words, self.spec.n)
         self.fill_index = {w: i for i, w in enumerate(self.spec.row_words)}
         self.profile = [0] * self.levels  # nodes entered at each level
         self.full = (1 << len(self.tables.words)) - 1
@@ -315,7 +314,7 @@ class RectangleSearch:
         if self.request.on_solution:
             self.request.on_solution(rows)
         self.bound = value[0]  # ties on the max are still wanted (smaller sum)
-        self.tables = Tables.build(self.spec.row_words[: self.bound + 1], self.spec.col_words[: self.bound + 1])
+        self.tables = Tables.build(self.spec.row_words[: self.bound + 1], self.spec.col_words[: self.bound + 1], self.spec.n)
         self.full = (1 << len(self.tables.words)) - 1
         self.level_masks = self._pattern_masks()
 

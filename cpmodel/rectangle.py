@@ -1,0 +1,345 @@
+r"""m×n word rectangles as a CP-SAT model (TAOCP 7.2.2, exercise 24).
+
+Problem. Given the row words R (length n) and the column words C (length m),
+fill an m×n grid of letters so that every row is in R and every column in C.
+
+Variables.
+    b[i,j,c] ∈ {0,1}    cell (i,j) holds letter c            (i < m, j < n, c ∈ a..z)
+    ℓ[i,j]  ∈ 0..25     the same letter as an integer:  ℓ[i,j] = c  ⇔  b[i,j,c]
+
+Constraints.
+    (1) Σ_c b[i,j,c] = 1                      every cell holds exactly one letter
+    (2) (ℓ[i,0], …, ℓ[i,n-1]) ∈ R             every row is a word
+    (3) (ℓ[0,j], …, ℓ[m-1,j]) ∈ C             every column is a word
+
+(2) and (3) can be stated in three ways (``--encoding``):
+
+    table      AddAllowedAssignments(ℓ[i,·], R): CP-SAT keeps one literal per
+               tuple and propagates the table to arc consistency.
+    onehot     a Boolean s[i,w] per row i and word w, Σ_w s[i,w] = 1, and
+               b[i,j,c] = Σ_{w ∈ R : w_j = c} s[i,w]   (word selection).
+    automaton  AddAutomaton(ℓ[i,·], minimal DAWG of R): the words as a regular
+               language; the DAWG shares suffixes, so it is ~4× smaller than R.
+               When enumerating we state the same automaton ourselves:
+               q[0] = start, (q[k], ℓ[k], q[k+1]) ∈ δ_k (the DAWG's arcs from
+               layer k), q[len] final. CP-SAT's own expansion of AddAutomaton
+               leaves internal literals that the letters do not determine, and
+               under enumerate_all_solutions it reported one 4×5 rectangle many
+               times (the class of or-tools issues #3670/#4270); our state
+               variables are functions of the letters, so each rectangle is
+               reported once.
+
+In every encoding the letters determine all other variables (ℓ from b, s from
+the letters because words are distinct, DAWG states because the DAWG is
+deterministic), so enumerating solutions of the model enumerates rectangles
+exactly once.
+
+Options.
+    pattern     b[i,j,c] = 1 for each fixed letter c at (i,j)
+    symmetric   ℓ[i,j] = ℓ[j,i]                      (word squares, m = n)
+    distinct    id(slot) pairwise different, where id(slot) numbers the word
+                in one vocabulary R ∪ C (a table (ℓ[slot], id) per slot)
+    best        rank(slot) = its word's index in its own list;
+                minimise  W · max_slot rank + Σ_slot rank,  W = (m+n)·|list| + 1
+                (Knuth's criterion: largest rank first, then the sum)
+
+Why CP-SAT is slow on the full lexicon, and what we do about it (measured,
+see benchmarks/rectangle.py and docs/modelling.md):
+
+* The model is large but easy: 5 tables of 16,703 tuples and 6 of 9,483.
+  With default parameters on 2 workers the first 5×6 took ~20 s here, with
+  ~170k branches: the portfolio spends its time in presolve (table
+  compression and expansion into clauses), LP and LNS workers that cannot
+  help a pure feasibility problem, and a search that jumps between rows.
+* Presolve off plus a fixed search that fills the cells row by row, smallest
+  letter first, turns it into a propagate-and-branch search very like
+  Algorithm B: the first 5×6 took ~4.5 s with ~1.3k branches. Almost all of
+  that is loading and propagating the big tables, not search.
+* Enumeration uses a single worker (CP-SAT enumerates only on one), and the
+  same fixed search.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from ortools.sat.python import cp_model
+
+from cpmodel.control import Control, Request
+from cpmodel.dawg import ALPHABET, build_dawg
+from cpmodel.result import SolveResult, status_of
+from cpmodel.specs import RectangleSpec
+from cpmodel.validate import check_rectangle, rank_objective
+
+ENCODINGS = ("table", "onehot", "automaton")
+
+
+@dataclass
+class RectangleVars:
+    """The model's variables, for reading solutions and for teaching."""
+
+    b: list[list[list[cp_model.IntVar]]]  # b[i][j][c]
+    letter: list[list[cp_model.IntVar]]  # ℓ[i][j]
+    select: dict[tuple[str, int], list] = field(default_factory=dict)  # onehot: ("row", i) → s[i,·]
+    word_id: dict[tuple[str, int], object] = field(default_factory=dict)  # distinct/best
+    rank: dict[tuple[str, int], object] = field(default_factory=dict)  # best
+
+
+def build_model(
+    spec: RectangleSpec, encoding: str = "table", best: bool = False, enumerating: bool = False
+) -> tuple[cp_model.CpModel, RectangleVars]:
+    """The CP-SAT model of ``spec`` and its variables; nothing is solved here.
+    ``enumerating`` asks for a model whose every variable the letters determine."""
+    if encoding not in ENCODINGS:
+        raise ValueError(f"unknown encoding {encoding!r}")
+    model = cp_model.CpModel()
+    m, n = spec.m, spec.n
+    b = [[[model.new_bool_var(f"b[{i},{j},{c}]") for c in ALPHABET] for j in range(n)] for i in range(m)]
+    letter = [[model.new_int_var(0, 25, f"l[{i},{j}]") for j in range(n)] for i in range(m)]
+    variables = RectangleVars(b, letter)
+
+    # (1) every cell holds exactly one letter, and ℓ[i,j] = c ⇔ b[i,j,c]
+    for i in range(m):
+        for j in range(n):
+            model.add_exactly_one(b[i][j])
+            model.add_map_domain(letter[i][j], b[i][j])
+
+    # (2), (3) every row and every column is a word
+    need_ids = spec.distinct or best
+    for kind, index, cells, words in _slots(spec, variables):
+        if need_ids and encoding == "table":
+            continue  # the (letters, id) table below states the same constraint
+        _add_word_constraint(model, variables, encoding, kind, index, cells, words, enumerating)
+
+    # word identities, for distinctness and for the rank objective
+    if need_ids:
+        _add_word_ids(model, spec, variables, encoding)
+    if spec.distinct:
+        model.add_all_different(list(variables.word_id.values()))  # no word used twice
+
+    # fixed letters of the pattern
+    for i, row in enumerate(spec.pattern or ()):
+        for j, c in enumerate(row):
+            if c != ".":
+                model.add(b[i][j][ALPHABET.index(c)] == 1)
+
+    # symmetric word square: row i is column i
+    if spec.symmetric:
+        for i in range(m):
+            for j in range(i + 1, n):
+                model.add(letter[i][j] == letter[j][i])
+
+    if best:
+        _add_rank_objective(model, spec, variables)
+    return model, variables
+
+
+def _slots(spec: RectangleSpec, variables: RectangleVars):
+    """Each row and column: (kind, index, its letter variables, its words)."""
+    for i in range(spec.m):
+        yield "row", i, variables.letter[i], spec.row_words
+    for j in range(spec.n):
+        yield "col", j, [variables.letter[i][j] for i in range(spec.m)], spec.col_words
+
+
+def _codes(word: str) -> list[int]:
+    return [ALPHABET.index(c) for c in word]
+
+
+def _add_layered_automaton(model, kind, index, cells, dawg) -> None:
+    """The DAWG with explicit states q[0..len]: each q[k+1] = δ(q[k], ℓ[k])."""
+    layer_of = dawg.layers()
+    states = [model.new_int_var(0, dawg.num_states - 1, f"q[{kind}{index},{k}]") for k in range(len(cells) + 1)]
+    model.add(states[0] == dawg.start)
+    for k, cell in enumerate(cells):
+        arcs = [arc for arc in dawg.transitions if layer_of[arc[0]] == k]
+        model.add_allowed_assignments([states[k], cell, states[k + 1]], arcs)
+    model.add_allowed_assignments([states[-1]], [[f] for f in dawg.finals])
+
+
+def _add_word_constraint(model, variables, encoding, kind, index, cells, words, enumerating=False) -> None:
+    """The slot's letters spell a word of ``words``, in the chosen encoding."""
+    if not words:
+        model.add_bool_or([])  # no word of this length: the empty clause, infeasible
+        return
+    if encoding == "table":
+        model.add_allowed_assignments(cells, [_codes(w) for w in words])
+    elif encoding == "automaton" and not enumerating:
+        dawg = build_dawg(words)
+        model.add_automaton(cells, dawg.start, list(dawg.finals), list(dawg.transitions))
+    elif encoding == "automaton":
+        _add_layered_automaton(model, kind, index, cells, build_dawg(words))
+    else:  # onehot: choose one word; each cell's letter Booleans follow from it
+        select = [model.new_bool_var(f"s[{kind}{index},{w}]") for w in words]
+        model.add_exactly_one(select)
+        variables.select[(kind, index)] = select
+        b_cells = _b_cells(variables, kind, index, len(cells))
+        for position, b_cell in enumerate(b_cells):
+            by_letter: dict[int, list] = {}
+            for word, s in zip(words, select):
+                by_letter.setdefault(ALPHABET.index(word[position]), []).append(s)
+            for c, literal in enumerate(b_cell):
+                model.add(literal == sum(by_letter.get(c, [])))
+
+
+def _b_cells(variables, kind, index, length):
+    if kind == "row":
+        return [variables.b[index][j] for j in range(length)]
+    return [variables.b[i][index] for i in range(length)]
+
+
+def _add_word_ids(model, spec, variables, encoding) -> None:
+    """id(slot) = the slot word's number in the shared vocabulary R ∪ C."""
+    vocabulary = list(dict.fromkeys(spec.row_words + spec.col_words))
+    number = {w: k for k, w in enumerate(vocabulary)}
+    for kind, index, cells, words in _slots(spec, variables):
+        if encoding == "onehot":
+            select = variables.select[(kind, index)]
+            variables.word_id[(kind, index)] = sum(number[w] * s for w, s in zip(words, select))
+        else:
+            word_id = model.new_int_var(0, len(vocabulary) - 1, f"id[{kind}{index}]")
+            model.add_allowed_assignments(cells + [word_id], [_codes(w) + [number[w]] for w in words])
+            variables.word_id[(kind, index)] = word_id
+
+
+def _add_rank_objective(model, spec, variables) -> None:
+    """minimise W · (largest rank) + (sum of ranks)."""
+    vocabulary = list(dict.fromkeys(spec.row_words + spec.col_words))
+    row_rank = {w: r for r, w in enumerate(spec.row_words)}
+    col_rank = {w: r for r, w in enumerate(spec.col_words)}
+    longest = max(len(spec.row_words), len(spec.col_words))
+    ranks = []
+    for (kind, index), word_id in variables.word_id.items():
+        own = row_rank if kind == "row" else col_rank
+        rank = model.new_int_var(0, longest, f"rank[{kind}{index}]")
+        model.add_element(word_id, [own.get(w, longest) for w in vocabulary], rank)
+        variables.rank[(kind, index)] = rank
+        ranks.append(rank)
+    largest = model.new_int_var(0, longest, "largest_rank")
+    model.add_max_equality(largest, ranks)
+    weight = len(ranks) * longest + 1
+    model.minimize(weight * largest + sum(ranks))
+
+
+# -- solving ------------------------------------------------------------------
+
+
+def search_parameters(solver: cp_model.CpSolver, request: Request, time_left: float | None, log: bool) -> None:
+    """The parameters that matter here, each for a measured reason."""
+    params = solver.parameters
+    params.log_search_progress = log
+    params.catch_sigint_signal = False  # Ctrl-C is ours: we stop the search and keep its solutions
+    if time_left is not None:
+        params.max_time_in_seconds = max(time_left, 0.001)
+    if request.best:
+        params.num_workers = 2  # optimisation profits from the portfolio (LNS, bounds)
+        return
+    # feasibility and enumeration: a single worker with a fixed row-major search,
+    # no presolve (table presolve costs more than the whole search, see docstring)
+    params.num_workers = 1
+    params.cp_model_presolve = False
+    params.search_branching = cp_model.FIXED_SEARCH
+    params.enumerate_all_solutions = request.limit != 1
+
+
+class _Collector(cp_model.CpSolverSolutionCallback):
+    """Reads each solution's rows, validates them, and stops at the limit."""
+
+    def __init__(self, spec, variables, request, control):
+        super().__init__()
+        self.spec, self.variables, self.request, self.control = spec, variables, request, control
+        self.solutions: list[tuple[str, ...]] = []
+        self.count = 0
+        self.seen: set[tuple[str, ...]] = set()
+        self.reached_limit = False
+        self.best: tuple[int, int] | None = None
+
+    def on_solution_callback(self) -> None:
+        rows = tuple(
+            "".join(ALPHABET[self.value(v)] for v in row_letters) for row_letters in self.variables.letter
+        )
+        check_rectangle(self.spec, rows)
+        if rows in self.seen:
+            raise AssertionError(f"CP-SAT reported {rows} twice: the model has an undetermined variable")
+        if self.request.best:
+            self.best = rank_objective(self.spec, rows)
+            self.solutions = [rows]
+            self.count = 1
+        else:
+            self.seen.add(rows)
+            self.count += 1
+            if not self.request.count_only:
+                self.solutions.append(rows)
+        self.control.solutions = self.count
+        if self.request.on_solution:
+            self.request.on_solution(rows)
+        limit = self.request.limit
+        if not self.request.best and limit is not None and self.count >= limit:
+            self.reached_limit = True
+            self.stop_search()
+
+
+def solve(
+    spec: RectangleSpec,
+    request: Request = Request(),
+    control: Control | None = None,
+    encoding: str = "table",
+    log: bool = False,
+) -> SolveResult:
+    """Build and solve; the status says honestly whether the search finished."""
+    control = control or Control()
+    started = time.perf_counter()
+    enumerating = not request.best and request.limit != 1
+    model, variables = build_model(spec, encoding, best=request.best, enumerating=enumerating)
+    letters = [v for row in variables.letter for v in row]
+    model.add_decision_strategy(letters, cp_model.CHOOSE_FIRST, cp_model.SELECT_MIN_VALUE)  # row-major
+    solver = cp_model.CpSolver()
+    time_left = None if control.time_limit is None else control.time_limit - control.elapsed()
+    search_parameters(solver, request, time_left, log)
+    collector = _Collector(spec, variables, request, control)
+    watcher = _stop_on(control.stop, solver)
+    status = solver.solve(model, collector)
+    watcher.set()  # release the watcher thread
+
+    exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not collector.reached_limit
+    if request.best:
+        complete = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    else:
+        complete = exhausted or collector.reached_limit
+    stopped_by = None
+    if collector.reached_limit:
+        stopped_by = "limit"
+    elif not complete:
+        stopped_by = control.stop_reason() or "time-limit"
+    return SolveResult(
+        solver="cpsat",
+        status=status_of(collector.count, exhausted or (request.best and complete)),
+        complete=complete,
+        count=collector.count,
+        solutions=collector.solutions,
+        seconds=time.perf_counter() - started,
+        stopped_by=stopped_by,
+        objective=collector.best,
+        stats={
+            "encoding": encoding,
+            "branches": solver.num_branches,
+            "conflicts": solver.num_conflicts,
+            "cp_status": solver.status_name(status),
+        },
+    )
+
+
+def _stop_on(stop: threading.Event, solver: cp_model.CpSolver) -> threading.Event:
+    """Call solver.stop_search() when ``stop`` is set (Ctrl-C); returns a release event."""
+    release = threading.Event()
+
+    def watch() -> None:
+        while not release.is_set():
+            if stop.wait(0.05):
+                solver.stop_search()
+                return
+
+    threading.Thread(target=watch, daemon=True).start()
+    return release

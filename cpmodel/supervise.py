@@ -1,0 +1,76 @@
+"""Run a solver in a worker thread while the main thread shows progress.
+
+The main thread only waits, redraws a one-line progress display on stderr
+(count, rate, elapsed) and hands streamed solutions to a printer. Ctrl-C
+arrives in the main thread, which sets ``control.stop``; both solvers poll
+it, stop, and return what they found with an honest ``unknown``/``found``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from typing import Callable
+
+from rich.console import Console
+from rich.live import Live
+from rich.text import Text
+
+from cpmodel.control import Control
+from cpmodel.result import SolveResult
+
+
+class Supervisor:
+    def __init__(self, control: Control, label: str, stderr: Console, printer: Callable | None = None):
+        self.control = control
+        self.label = label
+        self.stderr = stderr
+        self.printer = printer  # called in the main thread for each streamed solution
+        self.streamed: queue.Queue = queue.Queue()
+        self.interrupted = False
+
+    def stream(self, rows) -> None:
+        """Solver-side callback: queue a solution for printing."""
+        if self.printer is not None:
+            self.streamed.put(rows)
+
+    def run(self, task: Callable[[], SolveResult]) -> SolveResult:
+        outcome: dict = {}
+
+        def work() -> None:
+            try:
+                outcome["result"] = task()
+            except BaseException as exc:  # re-raised in the main thread
+                outcome["error"] = exc
+
+        worker = threading.Thread(target=work, daemon=True)
+        worker.start()
+        with Live(self._line(), console=self.stderr, transient=True, redirect_stdout=False, redirect_stderr=False) as live:
+            while worker.is_alive():
+                try:
+                    worker.join(0.1)
+                    self._print_streamed(live)
+                    live.update(self._line())
+                except KeyboardInterrupt:
+                    self.interrupted = True
+                    self.control.stop.set()
+            self._print_streamed(live)
+        if "error" in outcome:
+            raise outcome["error"]
+        return outcome["result"]
+
+    def _print_streamed(self, live: Live) -> None:
+        if self.streamed.empty():
+            return
+        live.stop()  # keep the progress line from tearing through printed grids
+        while not self.streamed.empty():
+            self.printer(self.streamed.get())
+        live.start()
+
+    def _line(self) -> Text:
+        elapsed = self.control.elapsed()
+        found = self.control.solutions
+        rate = found / elapsed if elapsed > 0 else 0.0
+        nodes = f" · {self.control.nodes:,} nodes" if self.control.nodes else ""
+        stopping = " · stopping…" if self.control.stop.is_set() else ""
+        return Text(f"{self.label} · {found:,} found ({rate:,.1f}/s){nodes} · {elapsed:.1f} s{stopping}", style="cyan")

@@ -1,0 +1,69 @@
+"""Shared fixtures: tiny hand-made lexicons, a brute-force reference, a CLI runner."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from cpmodel.lexicon import Lexicon
+from cpmodel.specs import RectangleSpec
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# A 3x3 word square is planted here (bit/ice/ten ↔ bit/ice/ten) plus distractors.
+TINY_WORDS = """bit ice ten bat ate tea eat net tin nit act cat tic ant tan eta ten ire tie bet
+ace ice tee nee era are ear rat tar art arc car nib bin cab""".split()
+
+
+@pytest.fixture
+def tiny_lexicon() -> Lexicon:
+    return Lexicon(list(dict.fromkeys(TINY_WORDS)), source="tiny")
+
+
+def brute_force_rectangles(spec: RectangleSpec) -> set[tuple[str, ...]]:
+    """Every m-tuple of row words whose columns are words: the definition, nothing more."""
+    col_set = set(spec.col_words)
+    found = set()
+    for rows in itertools.product(spec.row_words, repeat=spec.m):
+        columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
+        if not all(c in col_set for c in columns):
+            continue
+        if spec.pattern and any(p != "." and p != g for pr, r in zip(spec.pattern, rows) for p, g in zip(pr, r)):
+            continue
+        words = list(rows) + columns
+        if spec.distinct and len(set(words)) != len(words):
+            continue
+        if spec.symmetric and list(rows) != columns:
+            continue
+        found.add(tuple(rows))
+    return found
+
+
+def run_cli(*args: str, timeout: float = 120, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COLUMNS="120")
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "cpmodel", *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env
+    )
+
+
+def run_json(*args: str, **kw) -> tuple[dict, subprocess.CompletedProcess]:
+    proc = run_cli(*args, "--json", **kw)
+    assert proc.returncode in (0, 130), proc.stderr
+    return json.loads(proc.stdout), proc
+
+
+@pytest.fixture
+def word_file(tmp_path):
+    def write(words, name="words.txt") -> str:
+        path = tmp_path / name
+        path.write_text("\n".join(words) + "\n")
+        return str(path)
+
+    return write
