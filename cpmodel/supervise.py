@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import queue
 import threading
+import time
 from typing import Callable
 
 from rich.console import Console
@@ -36,19 +37,23 @@ class Supervisor:
 
     def run(self, task: Callable[[], SolveResult]) -> SolveResult:
         outcome: dict = {}
+        done = threading.Event()
 
         def work() -> None:
             try:
                 outcome["result"] = task()
             except BaseException as exc:  # re-raised in the main thread
                 outcome["error"] = exc
+            finally:
+                done.set()
 
-        worker = threading.Thread(target=work, daemon=True)
-        worker.start()
+        threading.Thread(target=work, daemon=True).start()
+        # Wait by sleeping, not Thread.join: a Ctrl-C that interrupts join() can
+        # leave is_alive() False while the worker still runs (a CPython pitfall).
         with Live(self._line(), console=self.stderr, transient=True, redirect_stdout=False, redirect_stderr=False) as live:
-            while worker.is_alive():
+            while not done.is_set():
                 try:
-                    worker.join(0.1)
+                    time.sleep(0.1)
                     self._print_streamed(live)
                     live.update(self._line())
                 except KeyboardInterrupt:
