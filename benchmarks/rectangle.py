@@ -95,7 +95,7 @@ def show(rows: list[dict], extras: dict) -> None:
         table.add_row(r["case"], r["method"], r["status"], str(r["complete"]), str(r["count"]), f"{r['seconds']:.3f}",
                       f"{r['with_load']:.3f}", f"{r['ratio_vs_backtrack']:.1f}", f"{r['effort']:,} {r['effort_unit']}")
     table.caption = " · ".join(f"{k}: {v}" for k, v in extras.items())
-    Console().print(table)
+    Console(width=200).print(table)
 
 
 def main() -> None:

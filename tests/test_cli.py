@@ -125,3 +125,10 @@ def test_ctrl_c_keeps_solutions_and_exits_130():
 def test_heuristics_never_import_ortools():
     code = "import sys, heuristics.rectangle; sys.exit('ortools' in ' '.join(sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], cwd=ROOT).returncode == 0
+
+
+def test_log_goes_to_stderr_and_json_stays_clean(tiny_dict):
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--log", "--json")
+    assert proc.returncode == 0
+    assert json.loads(proc.stdout)["status"] == "found"
+    assert "CP-SAT" in proc.stderr
