@@ -17,7 +17,7 @@ from rich.console import Console
 from cpmodel.control import Control, Request
 from cpmodel.errors import InputError
 from cpmodel.lexicon import Lexicon, load_default, load_file
-from cpmodel.render import comparison_table, grid_panel, summary
+from cpmodel.render import board_panel, comparison_table, grid_panel, grid_words_table, summary, words_by_length
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 from cpmodel.supervise import Supervisor
@@ -51,6 +51,38 @@ def build_parser() -> argparse.ArgumentParser:
     rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), default="table", help="CP-SAT encoding of the word constraints")
     rect.add_argument("--orientation", choices=("auto", "rows", "cols"), default="auto", help="lines the backtracker fills")
     _solve_options(rect)
+
+    words = puzzles.add_parser("words", help="every word spellable from a bag of letters ('?' = blank)")
+    words.add_argument("letters", help="the rack, e.g. retains or reta?ns")
+    words.add_argument("--min", type=int, default=3, help="shortest word (default 3, as in Wordscapes)")
+    words.add_argument("--max", type=int, help="longest word")
+    words.add_argument("--dict", metavar="FILE", help="word list, one word per line")
+    words.add_argument("--json", action="store_true")
+
+    scapes = puzzles.add_parser("wordscapes", help="fill a Wordscapes crossword board from the wheel's letters")
+    scapes.add_argument("board_file", help="text grid: '.' open, '#' or space blocked, a letter pre-filled")
+    scapes.add_argument("letters", help="the wheel's letters")
+    scapes.add_argument("--min", type=int, default=3, help="shortest slot word (default 3)")
+    _lexicon_options(scapes)
+    scapes_mode = scapes.add_mutually_exclusive_group()
+    scapes_mode.add_argument("--all", action="store_true")
+    scapes_mode.add_argument("--count", action="store_true")
+    scapes_mode.add_argument("--limit", type=int, metavar="K")
+    _solve_options(scapes)
+
+    grid = puzzles.add_parser("grid", help="all words on a Boggle/WordHero/Scramble board, scored")
+    grid.add_argument("board", nargs="?", help="tiles row by row, '/' between rows (default 4x4); [qu] or Qu; +2 +3 *2 *3")
+    grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
+    grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board (simulated annealing)")
+    grid.add_argument("--seed", type=int, default=0)
+    grid.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS", help="for --best (default 60)")
+    grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle")
+    grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/scoring.py)")
+    grid.add_argument("--min", type=int, default=3)
+    grid.add_argument("--max", type=int)
+    grid.add_argument("--show", type=int, default=20, help="words drawn with their paths (default 20)")
+    grid.add_argument("--dict", metavar="FILE", help="word list, one word per line")
+    grid.add_argument("--json", action="store_true")
     return parser
 
 
@@ -70,7 +102,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = Console(), Console(stderr=True)
     try:
         args = build_parser().parse_args(argv)
-        return run_rect(args, stdout, stderr)
+        runner = {"rect": run_rect, "words": run_words, "wordscapes": run_wordscapes, "grid": run_grid}[args.puzzle]
+        return runner(args, stdout, stderr)
     except InputError as exc:
         stderr.print(f"error: {exc}", style="bold red", highlight=False, soft_wrap=True)
         return EXIT_BAD_INPUT
@@ -103,8 +136,8 @@ def _load(path: str | None, stderr: Console) -> Lexicon:
     return lexicon
 
 
-def rect_request(args, on_solution=None) -> Request:
-    if args.best:
+def solve_request(args, on_solution=None) -> Request:
+    if getattr(args, "best", False):
         return Request(limit=None, best=True, on_solution=on_solution)
     if args.all or args.count:
         return Request(limit=None, count_only=args.count, on_solution=on_solution)
@@ -113,8 +146,20 @@ def rect_request(args, on_solution=None) -> Request:
 
 def run_rect(args, stdout: Console, stderr: Console) -> int:
     spec = rect_spec_from_args(args, stderr)
+    return run_solvers(args, spec.size, lambda name, request, control: _solve_rect(name, spec, request, control, args),
+                       {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n,
+                        "words": {"rows": len(spec.row_words), "cols": len(spec.col_words)}},
+                       "rectangle", stdout, stderr)
+
+
+def run_solvers(args, label: str, solve_with, header: dict, what: str, stdout: Console, stderr: Console) -> int:
+    """Run the chosen solver(s) under supervision and print the result(s).
+
+    Shared by every puzzle with a CP-SAT model and a backtracker: streaming,
+    Ctrl-C, the --solver both cross-check, JSON and exit codes."""
     solvers = ["backtrack", "cpsat"] if args.solver == "both" else [args.solver]
-    stream = not args.json and not args.count and not args.best and args.solver != "both"
+    best = getattr(args, "best", False)
+    stream = not args.json and not args.count and not best and args.solver != "both"
     printed = [0]
 
     def print_grid(rows) -> None:
@@ -124,17 +169,17 @@ def run_rect(args, stdout: Console, stderr: Console) -> int:
     results, interrupted = [], False
     for name in solvers:
         control = Control(time_limit=args.time_limit)
-        supervisor = Supervisor(control, f"{name} {spec.size}", stderr, print_grid if stream else None)
-        request = rect_request(args, supervisor.stream)
-        results.append(supervisor.run(lambda: _solve_rect(name, spec, request, control, args)))
+        supervisor = Supervisor(control, f"{name} {label}", stderr, print_grid if stream else None)
+        request = solve_request(args, supervisor.stream)
+        results.append(supervisor.run(lambda: solve_with(name, request, control)))
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break
-    agreement = rect_agreement(results) if len(results) == 2 else None
+    agreement = compare_results(results) if len(results) == 2 else None
     if args.json:
-        stdout.print_json(json.dumps(rect_document(spec, args, results, agreement)))
+        stdout.print_json(json.dumps(solve_document(header, args, results, agreement)))
     else:
-        _print_rect(stdout, results, agreement, already_printed=stream, count_only=args.count)
+        _print_results(stdout, results, agreement, what, already_printed=stream, count_only=args.count)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
@@ -150,7 +195,7 @@ def _solve_rect(name: str, spec: RectangleSpec, request: Request, control: Contr
     return solve(spec, request, control, encoding=args.encoding, log=args.log)
 
 
-def rect_agreement(results: list[SolveResult]) -> str:
+def compare_results(results: list[SolveResult]) -> str:
     """Compare two results: solution sets, counts or optima, as far as both finished."""
     a, b = results
     if not (a.complete and b.complete):
@@ -167,11 +212,11 @@ def rect_agreement(results: list[SolveResult]) -> str:
     return "identical solution sets" if a.solutions or a.count == 0 else "same count"
 
 
-def rect_document(spec: RectangleSpec, args, results: list[SolveResult], agreement: str | None) -> dict:
+def solve_document(header: dict, args, results: list[SolveResult], agreement: str | None) -> dict:
     """The stable JSON document: status, count, complete, solutions, seconds, ..."""
     with_solutions = not args.count
     main = results[0]
-    doc = {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n}
+    doc = dict(header)
     doc.update(main.to_json(with_solutions))
     if len(results) > 1:
         doc["status"] = _combined_status(results)
@@ -180,7 +225,6 @@ def rect_document(spec: RectangleSpec, args, results: list[SolveResult], agreeme
         doc["solver"] = "both"
         doc["agreement"] = agreement
         doc["solvers"] = {r.solver: r.to_json(with_solutions) for r in results}
-    doc["words"] = {"rows": len(spec.row_words), "cols": len(spec.col_words)}
     return doc
 
 
@@ -191,12 +235,144 @@ def _combined_status(results: list[SolveResult]) -> str:
     return NONE if statuses == {NONE} else UNKNOWN
 
 
-def _print_rect(stdout: Console, results, agreement, already_printed: bool, count_only: bool) -> None:
+def _print_results(stdout: Console, results, agreement, what: str, already_printed: bool, count_only: bool) -> None:
     main = results[0]
     if not already_printed and not count_only:
         for k, rows in enumerate(main.solutions, 1):
             stdout.print(grid_panel(rows, title=f"#{k}"))
     for result in results:
-        stdout.print(summary(result, "rectangle"), highlight=False)
+        stdout.print(summary(result, what), highlight=False)
     if agreement is not None:
         stdout.print(comparison_table(results, agreement))
+
+
+# -- words ----------------------------------------------------------------------
+
+
+def run_words(args, stdout: Console, stderr: Console) -> int:
+    import time
+
+    from heuristics.words import BLANK, WordIndex, find_words
+
+    rack = args.letters.strip().lower()
+    if not rack or not all(c == BLANK or ("a" <= c <= "z") for c in rack):
+        raise InputError(f"LETTERS must be letters a-z or '?' for a blank, got {args.letters!r}")
+    _check_lengths(args.min, args.max)
+    index = WordIndex(_load(args.dict, stderr).words)
+    started = time.perf_counter()
+    found = find_words(index, rack, args.min, args.max)
+    seconds = time.perf_counter() - started
+    if args.json:
+        doc = {"puzzle": "words", "letters": rack, "status": FOUND if found else NONE, "complete": True,
+               "count": len(found), "seconds": round(seconds, 5),
+               "words": [{"word": f.word, "blanks": list(f.blanks)} for f in found]}
+        stdout.print_json(json.dumps(doc))
+    elif found:
+        stdout.print(words_by_length(found))
+        stdout.print(f"{len(found)} words from {rack!r} · {seconds * 1000:.1f} ms", style="green", highlight=False)
+    else:
+        stdout.print(f"none: no word of {args.min}+ letters can be spelled from {rack!r}", style="yellow", highlight=False)
+    return 0
+
+
+def _check_lengths(shortest: int, longest: int | None) -> None:
+    if shortest < 1:
+        raise InputError(f"--min must be at least 1, got {shortest}")
+    if longest is not None and longest < shortest:
+        raise InputError(f"--max ({longest}) must not be below --min ({shortest})")
+
+
+# -- wordscapes -----------------------------------------------------------------
+
+
+def run_wordscapes(args, stdout: Console, stderr: Console) -> int:
+    from pathlib import Path
+
+    from cpmodel.boards import parse_crossword
+    from cpmodel.specs import wordscapes_spec
+
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit must be at least 1, got {args.limit}")
+    if args.top is not None and args.top < 1:
+        raise InputError(f"--top must be at least 1, got {args.top}")
+    try:
+        text = Path(args.board_file).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"board file not found: {args.board_file}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read board file {args.board_file}: {getattr(exc, 'strerror', None) or exc}") from None
+    board = parse_crossword(text, source=f"board file {args.board_file}")
+    lexicon = _load(args.dict, stderr)
+    if args.top:
+        lexicon = Lexicon([w for n in sorted({len(w) for w in lexicon.words}) for w in lexicon.of_length(n, args.top)], lexicon.source)
+    spec = wordscapes_spec(board, args.letters, lexicon, args.min)
+
+    def solve_with(name, request, control):
+        if name == "backtrack":
+            from heuristics.wordscapes import solve
+            return solve(spec, request, control)
+        from cpmodel.wordscapes import solve
+        return solve(spec, request, control, log=args.log)
+
+    header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
+              "candidates": [len(c) for c in spec.candidates]}
+    return run_solvers(args, f"wordscapes {len(spec.slots)} slots", solve_with, header, "fill", stdout, stderr)
+
+
+# -- grid -----------------------------------------------------------------------
+
+
+def run_grid(args, stdout: Console, stderr: Console) -> int:
+    from cpmodel.boards import parse_grid
+    from cpmodel.scoring import score_table
+    from heuristics import grid
+    from heuristics.words import build_trie
+
+    chosen = [bool(args.board), args.random, bool(args.best)]
+    if sum(chosen) != 1:
+        raise InputError("give exactly one of BOARD, --random or --best RxC")
+    _check_lengths(args.min, args.max)
+    if args.show < 0:
+        raise InputError(f"--show must not be negative, got {args.show}")
+    table = score_table(args.score, args.score_table)
+    if args.best:
+        if args.time_limit <= 0:
+            raise InputError(f"--time-limit must be positive, got {args.time_limit}")
+        rows, cols = parse_size(args.best)
+        if args.score != "boggle":
+            raise InputError("--best searches for Boggle score; use --score boggle")
+    board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
+    trie = build_trie(_load(args.dict, stderr).words)
+    search = None
+    if args.best:
+        control = Control(time_limit=args.time_limit)
+        supervisor = Supervisor(control, f"annealing {rows}x{cols} (seed {args.seed})", stderr)
+        search = supervisor.run(lambda: _anneal(grid, rows, cols, trie, table, args, control))
+        board = search.board
+    words = grid.find_words(board, trie, table, args.min, args.max)
+    total = sum(w.score for w in words)
+    if args.json:
+        doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,
+               "count": len(words), "status": FOUND if words else NONE, "complete": True,
+               "words": [{"word": w.word, "score": w.score, "path": [list(p) for p in w.path]} for w in words]}
+        if search is not None:
+            doc.update({"seed": args.seed, "evaluations": search.evaluations, "seconds": round(search.seconds, 2),
+                        "history": search.history, "stopped_by": search.stopped_by,
+                        "optimal": False})  # annealing proves nothing about optimality
+        stdout.print_json(json.dumps(doc))
+        return EXIT_INTERRUPTED if search is not None and search.stopped_by == "interrupt" else 0
+    stdout.print(board_panel(board, title=board.notation()))
+    stdout.print(grid_words_table(board, words, args.show))
+    if search is not None:
+        stdout.print(f"best board found: {search.score} points after {search.evaluations:,} boards in "
+                     f"{search.seconds:.1f} s (seed {args.seed}; a heuristic, not a proven optimum)",
+                     style="green", highlight=False)
+        return EXIT_INTERRUPTED if search.stopped_by == "interrupt" else 0
+    return 0
+
+
+def _anneal(grid, rows, cols, trie, table, args, control):
+    def progress(score, evaluations):
+        control.solutions, control.nodes = score, evaluations
+
+    return grid.best_board(rows, cols, trie, table, args.seed, args.time_limit, control.stop, progress)

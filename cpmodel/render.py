@@ -45,7 +45,8 @@ def _effort(result: SolveResult) -> str:
     if "nodes" in stats:
         return f"{result.solver}, {stats['nodes']:,} nodes"
     if "branches" in stats:
-        return f"{result.solver} ({stats.get('encoding', '')}), {stats['branches']:,} branches"
+        encoding = f" ({stats['encoding']})" if stats.get("encoding") else ""
+        return f"{result.solver}{encoding}, {stats['branches']:,} branches"
     return result.solver
 
 
@@ -61,4 +62,61 @@ def comparison_table(results: list[SolveResult], agreement: str) -> Table:
     slowest = max(results, key=lambda r: r.seconds)
     ratio = slowest.seconds / max(fastest.seconds, 1e-9)
     table.caption = f"agreement: {agreement} · {fastest.solver} {ratio:.1f}× faster than {slowest.solver}"
+    return table
+
+
+def words_by_length(found) -> Table:
+    """Words from a rack, one row per length, longest first; blank letters dimmed."""
+    table = Table(box=box.SIMPLE, show_header=True)
+    table.add_column("len", justify="right")
+    table.add_column("words")
+    lengths = sorted({len(f.word) for f in found}, reverse=True)
+    for length in lengths:
+        line = Text()
+        for f in (f for f in found if len(f.word) == length):
+            for k, ch in enumerate(f.word):
+                line.append(ch, style="italic magenta" if k in f.blanks else "bold")
+            line.append("  ")
+        table.add_row(str(length), line)
+    return table
+
+
+def board_panel(board, title: str = "") -> Panel:
+    """A grid-game board: tiles, with their multipliers."""
+    lines = []
+    for r in range(board.rows):
+        line = Text()
+        for c in range(board.cols):
+            tile = board.tile(r, c)
+            mark = f"+{tile.letter_mult}" if tile.letter_mult > 1 else f"*{tile.word_mult}" if tile.word_mult > 1 else ""
+            style = "bold cyan" if tile.letter_mult > 1 else "bold red" if tile.word_mult > 1 else "bold"
+            line.append(f"{(tile.text.capitalize() if len(tile.text) > 1 else tile.text.upper()):<2}{mark:<3}", style=style)
+        lines.append(line)
+    return Panel.fit(Text("\n").join(lines), title=title, box=box.ROUNDED)
+
+
+def path_drawing(board, path) -> Text:
+    """The board with the word's path numbered 1, 2, … and other tiles dimmed."""
+    step = {cell: k for k, cell in enumerate(path, 1)}
+    text = Text()
+    for r in range(board.rows):
+        for c in range(board.cols):
+            tile = board.tile(r, c).text
+            if (r, c) in step:
+                text.append(f"{tile.upper()}{step[(r, c)]:<2}", style="bold green")
+            else:
+                text.append(f"{tile:<3}", style="dim")
+        if r < board.rows - 1:
+            text.append("\n")
+    return text
+
+
+def grid_words_table(board, words, show: int) -> Table:
+    table = Table(box=box.SIMPLE_HEAVY, title=f"{len(words)} words · total {sum(w.score for w in words)}")
+    for header in ("word", "score", "path"):
+        table.add_column(header, justify="right" if header == "score" else "left")
+    for w in words[:show]:
+        table.add_row(w.word, str(w.score), path_drawing(board, w.path))
+    if len(words) > show:
+        table.caption = f"{len(words) - show} more (use --show N or --json)"
     return table

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cpmodel.boards import CrosswordBoard
 from cpmodel.errors import InputError
 from cpmodel.lexicon import Lexicon
 
@@ -94,3 +95,57 @@ def rectangle_spec(
         distinct=distinct,
         symmetric=symmetric,
     )
+
+
+# -- Wordscapes -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WordscapesSpec:
+    """Fill the open cells of a crossword board from the wheel's letters.
+
+    ``slots`` are the maximal runs of ≥ 2 open cells; ``candidates[k]`` are
+    the words that fit slot k: the right length, spellable from the wheel
+    (letter counts within it), at least ``min_len`` long, and agreeing with
+    the pre-filled letters. Every slot word must be distinct.
+    """
+
+    board: CrosswordBoard
+    wheel: str
+    min_len: int
+    slots: tuple[tuple[tuple[int, int], ...], ...]
+    candidates: tuple[tuple[str, ...], ...]
+    lone_cells: tuple[tuple[int, int], ...]  # open cells in no slot: any wheel letter
+
+    def render(self, letters: dict) -> tuple[str, ...]:
+        """Rows of the filled board: letters, '#' for blocked cells."""
+        return tuple(
+            "".join(letters.get((r, c), "#") if (r, c) in self.board.cells else "#" for c in range(self.board.cols))
+            for r in range(self.board.rows)
+        )
+
+
+def spellable(word: str, wheel_counts: dict) -> bool:
+    return all(word.count(c) <= n for c, n in wheel_counts.items() if c in word) and set(word) <= set(wheel_counts)
+
+
+def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> WordscapesSpec:
+    from collections import Counter
+
+    wheel = wheel.strip().lower()
+    if not wheel or not re.fullmatch(r"[a-z]+", wheel):
+        raise InputError(f"LETTERS must be letters a-z only, got {wheel!r}")
+    if min_len < 1:
+        raise InputError(f"--min must be at least 1, got {min_len}")
+    counts = Counter(wheel)
+    slots = tuple(board.slots())
+    by_length: dict[int, list[str]] = {}
+    for length in {len(s) for s in slots}:
+        by_length[length] = [w for w in lexicon.of_length(length) if length >= min_len and spellable(w, counts)]
+    candidates = []
+    for slot in slots:
+        fixed = [(k, board.cells[cell]) for k, cell in enumerate(slot) if board.cells[cell]]
+        candidates.append(tuple(w for w in by_length[len(slot)] if all(w[k] == c for k, c in fixed)))
+    in_slots = {cell for slot in slots for cell in slot}
+    lone = tuple(cell for cell in sorted(board.cells) if cell not in in_slots)
+    return WordscapesSpec(board, wheel, min_len, slots, tuple(candidates), lone)

@@ -50,3 +50,37 @@ def rank_objective(spec: RectangleSpec, rows) -> tuple[int, int]:
     columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
     ranks = [row_rank[w] for w in rows] + [col_rank[w] for w in columns]
     return max(ranks), sum(ranks)
+
+
+def wordscapes_problems(spec, rows) -> list[str]:
+    """Every Wordscapes rule the filled board breaks (empty = valid)."""
+    from collections import Counter
+
+    from cpmodel.specs import spellable
+
+    board = spec.board
+    letters = {(r, c): rows[r][c] for (r, c) in board.cells if r < len(rows) and c < len(rows[r])}
+    problems = [f"cell {cell} is not filled" for cell in board.cells if not letters.get(cell, "").isalpha()]
+    problems += [f"cell {cell} is {letters.get(cell)!r}, pre-filled {fixed!r}"
+                 for cell, fixed in board.cells.items() if fixed and letters.get(cell) != fixed]
+    if problems:
+        return problems
+    wheel = Counter(spec.wheel)
+    words = ["".join(letters[cell] for cell in slot) for slot in spec.slots]
+    for slot, word, allowed in zip(spec.slots, words, spec.candidates):
+        if len(word) < spec.min_len:
+            problems.append(f"{word!r} at {slot[0]} is shorter than {spec.min_len}")
+        if not spellable(word, wheel):
+            problems.append(f"{word!r} at {slot[0]} cannot be spelled from {spec.wheel!r}")
+        if word not in allowed:
+            problems.append(f"{word!r} at {slot[0]} is not a dictionary word of that slot")
+    repeated = sorted({w for w in words if words.count(w) > 1})
+    problems += [f"word {w!r} is used more than once" for w in repeated]
+    problems += [f"lone cell {cell} holds {letters[cell]!r}, not a wheel letter" for cell in spec.lone_cells if letters[cell] not in wheel]
+    return problems
+
+
+def check_wordscapes(spec, rows) -> None:
+    problems = wordscapes_problems(spec, rows)
+    if problems:
+        raise AssertionError("invalid Wordscapes fill from solver: " + "; ".join(problems))

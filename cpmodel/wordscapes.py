@@ -1,0 +1,107 @@
+r"""Wordscapes board fill as a CP-SAT model.
+
+Problem. Fill every open cell of a crossword board so that each slot (a
+maximal run of ≥ 2 open cells) spells a distinct dictionary word that can be
+spelled from the wheel's letters.
+
+Variables.
+    ℓ[p] ∈ 0..25           the letter of open cell p (fixed where pre-filled)
+    w[s] ∈ 0..|V|-1         the number of slot s's word in the vocabulary V,
+                            the union of all slots' candidate words
+
+Constraints.
+    (1) (ℓ[p_1], …, ℓ[p_k], w[s]) ∈ {(word, number(word)) : word ∈ W_s}
+        slot s spells one of its candidates W_s (right length, spellable
+        from the wheel, agreeing with pre-filled letters), and w[s] names it
+    (2) AllDifferent(w[s] for every slot s)      no word is used twice
+    (3) ℓ[p] ∈ wheel letters for an open cell in no slot
+
+w[s] is determined by the letters (each word has one number), so every fill
+is enumerated exactly once.
+"""
+
+from __future__ import annotations
+
+import time
+
+from ortools.sat.python import cp_model
+
+from cpmodel.control import Control, Request
+from cpmodel.dawg import ALPHABET
+from cpmodel.rectangle import _stop_on
+from cpmodel.result import SolveResult, status_of
+from cpmodel.specs import WordscapesSpec
+from cpmodel.validate import check_wordscapes
+
+
+def build_model(spec: WordscapesSpec):
+    """(model, letters) where letters maps each open cell to its variable."""
+    model = cp_model.CpModel()
+    letters = {cell: model.new_int_var(0, 25, f"l{cell}") for cell in sorted(spec.board.cells)}
+    for cell, fixed in spec.board.cells.items():
+        if fixed:
+            model.add(letters[cell] == ALPHABET.index(fixed))  # pre-filled letter
+    vocabulary = sorted({w for words in spec.candidates for w in words})
+    number = {w: k for k, w in enumerate(vocabulary)}
+    word_ids = []
+    for k, (slot, words) in enumerate(zip(spec.slots, spec.candidates)):
+        # (1) the slot spells one of its candidates, and w[s] names it
+        word_id = model.new_int_var(0, max(len(vocabulary) - 1, 0), f"w{k}")
+        rows = [[ALPHABET.index(c) for c in w] + [number[w]] for w in words]
+        model.add_allowed_assignments([letters[cell] for cell in slot] + [word_id], rows)
+        word_ids.append(word_id)
+    if len(word_ids) > 1:
+        model.add_all_different(word_ids)  # (2) no word twice
+    wheel = sorted({ALPHABET.index(c) for c in spec.wheel})
+    for cell in spec.lone_cells:  # (3) a cell in no slot still takes a wheel letter
+        model.add_allowed_assignments([letters[cell]], [[c] for c in wheel])
+    return model, letters
+
+
+class _Collector(cp_model.CpSolverSolutionCallback):
+    def __init__(self, spec, letters, request, control):
+        super().__init__()
+        self.spec, self.letters, self.request, self.control = spec, letters, request, control
+        self.solutions, self.count, self.reached_limit = [], 0, False
+
+    def on_solution_callback(self) -> None:
+        rows = self.spec.render({cell: ALPHABET[self.value(v)] for cell, v in self.letters.items()})
+        check_wordscapes(self.spec, rows)
+        self.count += 1
+        self.control.solutions = self.count
+        if not self.request.count_only:
+            self.solutions.append(rows)
+        if self.request.on_solution:
+            self.request.on_solution(rows)
+        if self.request.limit is not None and self.count >= self.request.limit:
+            self.reached_limit = True
+            self.stop_search()
+
+
+def solve(spec: WordscapesSpec, request: Request = Request(), control: Control | None = None, log: bool = False) -> SolveResult:
+    control = control or Control()
+    started = time.perf_counter()
+    model, letters = build_model(spec)
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = 1  # enumeration runs on one worker; boards are small
+    params.enumerate_all_solutions = request.limit != 1
+    params.catch_sigint_signal = False
+    params.log_search_progress = log
+    if log:
+        import sys
+
+        params.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
+    if control.time_limit is not None:
+        params.max_time_in_seconds = max(control.time_limit - control.elapsed(), 0.001)
+    collector = _Collector(spec, letters, request, control)
+    release = _stop_on(control.stop, solver)
+    status = solver.solve(model, collector)
+    release.set()
+    exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not collector.reached_limit
+    complete = exhausted or collector.reached_limit
+    stopped_by = "limit" if collector.reached_limit else (None if complete else control.stop_reason() or "time-limit")
+    return SolveResult("cpsat", status_of(collector.count, exhausted), complete, collector.count, collector.solutions,
+                       time.perf_counter() - started, stopped_by,
+                       stats={"branches": solver.num_branches, "conflicts": solver.num_conflicts})

@@ -1,0 +1,101 @@
+"""Wordscapes board fill by backtracking over slots.
+
+Repeatedly take the open slot with the fewest candidate words that still
+agree with the letters placed so far (most constrained first), try each of
+them that is not used yet, and undo on the way back. A slot with no
+candidate left ends the branch at once. Exact: it reports every fill once
+and ``none`` only after the whole tree.
+"""
+
+from __future__ import annotations
+
+import time
+
+from cpmodel.control import Control, Request
+from cpmodel.result import SolveResult, status_of
+from cpmodel.specs import WordscapesSpec
+from cpmodel.validate import check_wordscapes
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+class SlotFiller:
+    def __init__(self, spec: WordscapesSpec, request: Request, control: Control):
+        self.spec, self.request, self.control = spec, request, control
+        self.letters = {cell: c for cell, c in spec.board.cells.items() if c}  # placed letters
+        self.used: set[str] = set()
+        self.solutions: list[tuple[str, ...]] = []
+        self.count = self.nodes = 0
+
+    def fits(self, slot, word: str) -> bool:
+        letters = self.letters
+        return all(letters.get(cell, ch) == ch for cell, ch in zip(slot, word))
+
+    def run(self) -> str | None:
+        try:
+            self._fill(set(range(len(self.spec.slots))))
+        except _Stop as stop:
+            return stop.reason
+        return None
+
+    def _fill(self, open_slots: set[int]) -> None:
+        self.nodes += 1
+        if self.nodes % 256 == 0:
+            self.control.nodes = self.nodes
+            reason = self.control.stop_reason()
+            if reason:
+                raise _Stop(reason)
+        if not open_slots:
+            self._complete()
+            return
+        options = {k: [w for w in self.spec.candidates[k] if w not in self.used and self.fits(self.spec.slots[k], w)]
+                   for k in open_slots}
+        slot_index = min(options, key=lambda k: len(options[k]))  # most constrained slot
+        slot = self.spec.slots[slot_index]
+        for word in options[slot_index]:
+            placed = [cell for cell in slot if cell not in self.letters]
+            for cell, ch in zip(slot, word):
+                self.letters.setdefault(cell, ch)
+            self.used.add(word)
+            self._fill(open_slots - {slot_index})
+            self.used.discard(word)
+            for cell in placed:
+                del self.letters[cell]
+
+    def _complete(self) -> None:
+        """All slots hold words; lone cells take each wheel letter in turn."""
+        lone = self.spec.lone_cells
+        for choice in _assignments(len(lone), sorted(set(self.spec.wheel))):
+            letters = {**self.letters, **dict(zip(lone, choice))}
+            rows = self.spec.render(letters)
+            check_wordscapes(self.spec, rows)
+            self.count += 1
+            self.control.solutions = self.count
+            if not self.request.count_only:
+                self.solutions.append(rows)
+            if self.request.on_solution:
+                self.request.on_solution(rows)
+            if self.request.limit is not None and self.count >= self.request.limit:
+                raise _Stop("limit")
+
+
+def _assignments(n: int, letters: list[str]):
+    if n == 0:
+        yield ()
+        return
+    for first in letters:
+        for rest in _assignments(n - 1, letters):
+            yield (first,) + rest
+
+
+def solve(spec: WordscapesSpec, request: Request = Request(), control: Control | None = None) -> SolveResult:
+    control = control or Control()
+    started = time.perf_counter()
+    filler = SlotFiller(spec, request, control)
+    stopped_by = filler.run()
+    exhausted = stopped_by is None
+    return SolveResult("backtrack", status_of(filler.count, exhausted), exhausted or stopped_by == "limit", filler.count,
+                       filler.solutions, time.perf_counter() - started, stopped_by, stats={"nodes": filler.nodes})
