@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 from rich.console import Console
@@ -295,6 +296,8 @@ def run_wordscapes(args, stdout: Console, stderr: Console) -> int:
         raise InputError(f"--limit must be at least 1, got {args.limit}")
     if args.top is not None and args.top < 1:
         raise InputError(f"--top must be at least 1, got {args.top}")
+    if not re.fullmatch(r"[a-z]+", args.letters.strip().lower()):
+        raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")
     try:
         text = Path(args.board_file).read_text(encoding="utf-8")
     except FileNotFoundError:

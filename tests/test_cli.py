@@ -132,3 +132,47 @@ def test_log_goes_to_stderr_and_json_stays_clean(tiny_dict):
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["status"] == "found"
     assert "CP-SAT" in proc.stderr
+
+
+def test_words_json(word_file):
+    path = word_file(["tea", "eat", "ate", "teas", "seat", "tease", "zoo"])
+    doc, proc = run_json("words", "teas", "--dict", path)
+    assert proc.returncode == 0 and doc["status"] == "found"
+    assert [w["word"] for w in doc["words"]] == ["seat", "teas", "ate", "eat", "tea"]
+    doc, _ = run_json("words", "te?s", "--dict", path)
+    blanks = {w["word"]: w["blanks"] for w in doc["words"]}
+    assert blanks["seat"] == [2] and blanks["teas"] == [2]
+
+
+def test_grid_json_keys_and_scores(word_file):
+    path = word_file(["cat", "act", "tack", "cats"])
+    doc, proc = run_json("grid", "cat/kxs/xxx", "--dict", path)
+    assert proc.returncode == 0
+    assert {"words", "total"} <= doc.keys()
+    by_word = {w["word"]: w for w in doc["words"]}
+    assert set(by_word) == {"cat", "tack", "cats"}  # "act" needs c next to t
+    assert by_word["tack"]["path"] == [[0, 2], [0, 1], [0, 0], [1, 0]]
+    assert doc["total"] == sum(w["score"] for w in doc["words"]) == 3
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["words", "ab1"], "letters a-z or '?'"),
+    (["words", "abc", "--min", "0"], "--min must be at least 1"),
+    (["grid", "abc"], "needs 16 tiles"),
+    (["grid", "abc/de"], "same number of tiles"),
+    (["grid", "a+7bcdefghijklmnop"], "unknown multiplier"),
+    (["grid", "[qabcdefghijklmnop"], "unbalanced '['"),
+    (["grid"], "exactly one of"),
+    (["grid", "--best", "4x4", "--time-limit", "0"], "--time-limit must be positive"),
+])
+def test_finder_bad_input_is_one_line_exit_2(args, needle):
+    proc = run_cli(*args)
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and needle in lines[0] and "Traceback" not in proc.stderr, proc.stderr
+
+
+def test_grid_best_is_seeded_and_says_it_is_not_proven(word_file):
+    path = word_file(["tea", "eat", "ate", "teas", "seat", "east", "sat", "set", "net", "ten", "tens", "nest"])
+    doc, proc = run_json("grid", "--best", "3x3", "--seed", "2", "--time-limit", "1", "--dict", path)
+    assert proc.returncode == 0 and doc["optimal"] is False and doc["stopped_by"] == "time-limit"
+    assert doc["total"] > 0 and doc["evaluations"] > 0
