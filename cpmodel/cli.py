@@ -9,6 +9,7 @@ disagree, 2 bad input (one line on stderr), 130 interrupted by Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import re
 import sys
@@ -346,6 +347,7 @@ def run_grid(args, stdout: Console, stderr: Console) -> int:
             raise InputError("--best searches for Boggle score; use --score boggle")
     board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
     trie = build_trie(_load(args.dict, stderr).words)
+    gc.freeze()  # the trie is millions of dicts; spare them from every GC pass
     search = None
     if args.best:
         control = Control(time_limit=args.time_limit)

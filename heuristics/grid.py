@@ -149,11 +149,13 @@ class AnnealResult:
 
 
 def best_board(rows: int, cols: int, trie: dict, table: ScoreTable, seed: int, time_limit: float,
-               stop=None, progress=None) -> AnnealResult:
+               stop=None, progress=None, start_temperature: float = 40.0) -> AnnealResult:
     """Simulated annealing over boards for a high Boggle score.
 
-    T cools geometrically from 40 to 1 over the time limit, and the search
-    restarts from the best board when it has not improved for a while."""
+    T cools geometrically from ``start_temperature`` to 1 over the time limit,
+    and the search restarts from the best board when it has not improved for
+    a while. ``start_temperature=0`` is plain hill climbing (never accept a
+    worse board), the baseline in benchmarks/grid.py."""
     rng = random.Random(seed)
     adjacent = neighbours(rows, cols)
     points = points_by_length(table, rows * cols * 2 + 1)
@@ -171,7 +173,7 @@ def best_board(rows: int, cols: int, trie: dict, table: ScoreTable, seed: int, t
         if stop is not None and stop.is_set():
             stopped_by = "interrupt"
             break
-        temperature = 40.0 * (1.0 / 40.0) ** (elapsed / time_limit)
+        temperature = start_temperature * (1.0 / start_temperature) ** (elapsed / time_limit) if start_temperature else 0.0
         candidate = list(current)
         if rng.random() < 0.5:
             candidate[rng.randrange(len(candidate))] = rng.choices(alphabet, weights)[0]
@@ -181,7 +183,7 @@ def best_board(rows: int, cols: int, trie: dict, table: ScoreTable, seed: int, t
         score = boggle_total(candidate, adjacent, trie, points)
         evaluations += 1
         since_best += 1
-        if score >= current_score or rng.random() < math.exp((score - current_score) / temperature):
+        if score >= current_score or (temperature and rng.random() < math.exp((score - current_score) / temperature)):
             current, current_score = candidate, score
         if current_score > best_score:
             best, best_score, since_best = list(current), current_score, 0
