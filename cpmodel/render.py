@@ -24,7 +24,10 @@ def summary(result: SolveResult, what: str) -> Text:
     """One honest line: what was found, and whether the search finished."""
     effort = _effort(result)
     if result.status == FOUND:
-        done = "search complete" if result.complete else f"stopped by {result.stopped_by}, more may exist"
+        if result.stopped_by == "limit":
+            done = "stopped as requested, more may exist (--all for every one)"
+        else:
+            done = "search complete" if result.complete else f"stopped by {result.stopped_by}, more may exist"
         if result.objective is not None:
             done = "optimum proven" if result.complete else f"best so far, not proven optimal ({result.stopped_by})"
             head = f"best {what}: largest rank {result.objective[0]}, rank sum {result.objective[1]}"
