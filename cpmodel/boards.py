@@ -140,3 +140,42 @@ def parse_crossword(text: str, source: str = "board") -> CrosswordBoard:
     if not cells:
         raise InputError(f"{source} has no open cells")
     return CrosswordBoard(len(lines), max(len(line) for line in lines), cells)
+
+
+# -- Bananagrams layouts ----------------------------------------------------------
+
+
+def parse_layout(text: str, source: str = "layout") -> dict:
+    """A layout as rows of letters, '.' or space for an empty cell → {(r, c): letter}."""
+    cells = {}
+    for r, line in enumerate(text.splitlines()):
+        for c, ch in enumerate(line.rstrip("\r\n")):
+            if ch.isascii() and ch.isalpha():
+                cells[(r, c)] = ch.lower()
+            elif ch not in ". ":
+                raise InputError(f"{source}: unexpected character {ch!r} at row {r + 1}, column {c + 1} (letters, '.' or space)")
+    if not cells:
+        raise InputError(f"{source} holds no letters")
+    return cells
+
+
+def layout_rows(cells: dict) -> list[str]:
+    """The bounding box of the cells as equal-length strings, '.' for empty."""
+    rows = [r for r, _ in cells]
+    cols = [c for _, c in cells]
+    top, left = min(rows), min(cols)
+    return ["".join(cells.get((r, c), ".") for c in range(left, max(cols) + 1)) for r in range(top, max(rows) + 1)]
+
+
+def maximal_runs(cells: dict):
+    """(word, start, 'across'|'down') for every maximal run of ≥ 2 letters."""
+    for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
+        for (r, c) in sorted(cells):
+            if (r - dr, c - dc) in cells:
+                continue
+            letters, (rr, cc) = [], (r, c)
+            while (rr, cc) in cells:
+                letters.append(cells[(rr, cc)])
+                rr, cc = rr + dr, cc + dc
+            if len(letters) >= 2:
+                yield "".join(letters), (r, c), direction

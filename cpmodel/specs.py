@@ -149,3 +149,64 @@ def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> Wo
     in_slots = {cell for slot in slots for cell in slot}
     lone = tuple(cell for cell in sorted(board.cells) if cell not in in_slots)
     return WordscapesSpec(board, wheel, min_len, slots, tuple(candidates), lone)
+
+
+# -- Bananagrams --------------------------------------------------------------------
+
+BANANA_BAG = "A13 B3 C3 D6 E18 F3 G4 H3 I12 J2 K2 L5 M3 N8 O11 P3 Q2 R9 S6 T9 U6 V3 W3 X2 Y3 Z2"  # 144 tiles
+
+
+@dataclass(frozen=True)
+class BananaSpec:
+    """Place every tile of ``hand`` on a grid: one 4-connected crossword whose
+    maximal runs of ≥ 2 letters are all words of ``words`` (the dictionary
+    words spellable from the hand, longest first)."""
+
+    hand: str  # sorted letters, one per tile
+    words: tuple[str, ...]
+
+    @property
+    def size(self) -> int:
+        return len(self.hand)
+
+
+def parse_hand(text: str) -> str:
+    """'aei rst, lp' → 'aeilprst'. Spaces and commas between letters are fine."""
+    cleaned = re.sub(r"[\s,]+", "", text).lower()
+    if not cleaned:
+        raise InputError("the hand is empty")
+    bad = sorted({c for c in cleaned if not "a" <= c <= "z"})
+    if bad:
+        raise InputError(f"the hand may hold only letters (spaces and commas between them are fine), found {''.join(bad)!r}")
+    return "".join(sorted(cleaned))
+
+
+def banana_bag() -> list[str]:
+    return [entry[0].lower() for entry in BANANA_BAG.split() for _ in range(int(entry[1:]))]
+
+
+def draw_hand(tiles: int, seed: int) -> str:
+    """``tiles`` drawn without replacement from the official 144-tile bag."""
+    import random
+
+    if not 1 <= tiles <= 144:
+        raise InputError(f"--draw takes 1 to 144 tiles (the whole bag), got {tiles}")
+    return "".join(sorted(random.Random(seed).sample(banana_bag(), tiles)))
+
+
+def banana_spec(hand: str, lexicon: Lexicon, finder=None) -> BananaSpec:
+    """Keep the words whose letters fit in the hand (every word of a layout
+    is made of distinct tiles of the hand), longest first, then by rank.
+
+    ``finder(hand)`` may supply those words faster (a trie walk under the
+    hand's counts, heuristics.words); by default the lexicon is scanned."""
+    from collections import Counter
+
+    if finder is not None:
+        words = [w for w in finder(hand) if len(w) >= 2]
+    else:
+        counts = Counter(hand)
+        words = [w for w in lexicon.words if 2 <= len(w) <= len(hand) and spellable(w, counts)]
+    rank = lexicon.rank_of
+    words.sort(key=lambda w: (-len(w), rank.get(w, len(rank))))
+    return BananaSpec(hand, tuple(words))

@@ -84,3 +84,41 @@ def check_wordscapes(spec, rows) -> None:
     problems = wordscapes_problems(spec, rows)
     if problems:
         raise AssertionError("invalid Wordscapes fill from solver: " + "; ".join(problems))
+
+
+def banana_problems(cells: dict, hand: str | None, word_set) -> list[str]:
+    """Every Bananagrams rule the layout breaks, saying which and where.
+
+    Rule 1: the placed letters are exactly the hand (skipped when hand is None).
+    Rule 2: the occupied cells are 4-connected (networkx components).
+    Rule 3: every maximal run of ≥ 2 letters is a word."""
+    from collections import Counter
+
+    import networkx as nx
+
+    from cpmodel.boards import maximal_runs
+
+    problems = []
+    if hand is not None:
+        placed, wanted = Counter(cells.values()), Counter(hand)
+        missing, extra = wanted - placed, placed - wanted
+        if missing:
+            problems.append("rule 1: tiles not placed: " + "".join(sorted(missing.elements())))
+        if extra:
+            problems.append("rule 1: tiles placed but not in the hand: " + "".join(sorted(extra.elements())))
+    graph = nx.Graph()
+    graph.add_nodes_from(cells)
+    graph.add_edges_from(((r, c), (r + dr, c + dc)) for (r, c) in cells for dr, dc in ((0, 1), (1, 0)) if (r + dr, c + dc) in cells)
+    islands = sorted(nx.connected_components(graph), key=len, reverse=True) if cells else []
+    if len(islands) > 1:
+        where = "; ".join(f"{len(i)} tile(s) at {min(i)}" for i in islands[1:])
+        problems.append(f"rule 2: {len(islands)} islands, not one connected layout; apart from the largest: {where}")
+    problems += [f"rule 3: {word!r} {direction} at row {start[0]}, column {start[1]} is not a word"
+                 for word, start, direction in maximal_runs(cells) if word not in word_set]
+    return problems
+
+
+def check_banana(cells: dict, hand: str, word_set) -> None:
+    problems = banana_problems(cells, hand, word_set)
+    if problems:
+        raise AssertionError("invalid layout from solver: " + "; ".join(problems))

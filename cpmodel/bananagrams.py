@@ -1,0 +1,304 @@
+r"""Bananagrams layouts as a CP-SAT model, in a fixed R×C box.
+
+Problem. Place the multiset M of N tiles on a grid so that the tiles are
+4-connected and every maximal run of ≥ 2 letters is a word of D.
+
+Alphabet Σ = the hand's letters ∪ {□} (□ = empty cell).
+
+Variables.
+    x[r,c,a] ∈ {0,1}           cell (r,c) holds a ∈ Σ;  Σ_a x[r,c,a] = 1
+    ℓ[r,c]  ∈ 0..|Σ|-1          the same as an integer (AddMapDomain)
+    occ[r,c] = 1 − x[r,c,□]     the cell holds a tile
+    root[r,c] ∈ {0,1}           the flow's source
+    f[u→v] ∈ 0..N−1             flow on each directed edge between neighbours
+
+Constraints.
+    (1) Σ_{r,c} x[r,c,a] = M(a)  for every letter a          every tile placed once
+    (2) rows and columns are words, in one of two encodings:
+        automaton: (ℓ[r,0], …, ℓ[r,C−1]) ∈ L, where L is the regular
+            language of lines over Σ whose maximal letter runs are single
+            letters or words; its DFA is the trie of the words plus a
+            "blank" state (AddAutomaton)
+        table: for every possible run (start, length k ≥ 2) a literal
+            run ⇔ (□ or edge before) ∧ (k tiles) ∧ (□ or edge after), and
+            run ⇒ (ℓ over the run) ∈ D_k (enforced AddAllowedAssignments)
+    (3) connectivity by single-commodity flow: the root sends N − 1 units,
+        every other tile keeps one:
+            Σ_in f − Σ_out f = occ[v] − N·root[v],   f[u→v] ≤ (N−1)·occ[u], (N−1)·occ[v]
+    (4) symmetry: the layout touches row 0 and column 0 (translation), and
+        the root is pinned to the first tile of row 0, so it is a function
+        of the letters.
+
+The flows are not determined by the letters (many flows witness one
+connected layout), so this model is solved for one layout or an optimum,
+never enumerated.
+
+Box strategy: ``solve`` tries compact boxes first and grows them; an
+infeasible box is proven for that box only. ``none`` is reported only when
+every box that could hold a connected layout (R ≤ C by transposition,
+R + C ≤ N + 1) was proven infeasible. ``--compact`` fixes a box that holds
+the heuristic's layout, hints that layout, and minimises the bounding box's
+area, then its perimeter.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+from ortools.sat.python import cp_model
+
+from cpmodel.boards import layout_rows
+from cpmodel.control import Control
+from cpmodel.rectangle import _stop_on
+from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.specs import BananaSpec
+from cpmodel.validate import check_banana
+
+BLANK = "."
+ENCODINGS = ("automaton", "table")
+
+
+@dataclass
+class BananaVars:
+    rows: int
+    cols: int
+    alphabet: str  # letters of the hand, then BLANK
+    x: list  # x[r][c][a]
+    letter: list  # ℓ[r][c]
+    occ: list  # occ[r][c] literal
+
+
+def line_automaton(words, alphabet: str):
+    """DFA of lines whose maximal letter runs are single letters or words.
+
+    State 0 is "after a blank / at the start"; every other state is a trie
+    node, i.e. the letters of the current run so far."""
+    blank = alphabet.index(BLANK)
+    node_of: dict[str, int] = {"": 0}
+    is_word: set[int] = set()
+    for word in words:
+        for k in range(1, len(word) + 1):
+            node_of.setdefault(word[:k], len(node_of))
+        is_word.add(node_of[word])
+    for a in alphabet[:-1]:  # a single letter is always a legal run
+        node_of.setdefault(a, len(node_of))
+    transitions = [(0, blank, 0)]
+    finals = {0}
+    for prefix, state in node_of.items():
+        if not prefix:
+            continue
+        for a in alphabet[:-1]:
+            if prefix + a in node_of:
+                transitions.append((state, alphabet.index(a), node_of[prefix + a]))
+        if len(prefix) == 1 or state in is_word:  # the run may end here
+            transitions.append((state, blank, 0))
+            finals.add(state)
+    for a in alphabet[:-1]:
+        transitions.append((0, alphabet.index(a), node_of[a]))
+    return 0, sorted(finals), transitions
+
+
+def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automaton"):
+    """The model of ``spec`` in an rows×cols box; nothing is solved here."""
+    model = cp_model.CpModel()
+    alphabet = "".join(sorted(set(spec.hand))) + BLANK
+    blank = len(alphabet) - 1
+    n = spec.size
+    x = [[[model.new_bool_var(f"x[{r},{c},{a}]") for a in alphabet] for c in range(cols)] for r in range(rows)]
+    letter = [[model.new_int_var(0, blank, f"l[{r},{c}]") for c in range(cols)] for r in range(rows)]
+    occ = [[x[r][c][blank].Not() for c in range(cols)] for r in range(rows)]
+    for r in range(rows):
+        for c in range(cols):
+            model.add_exactly_one(x[r][c])  # one symbol per cell
+            model.add_map_domain(letter[r][c], x[r][c])
+
+    # (1) every tile of the hand is placed exactly once
+    for k, a in enumerate(alphabet[:-1]):
+        model.add(sum(x[r][c][k] for r in range(rows) for c in range(cols)) == spec.hand.count(a))
+
+    # (2) every maximal run of ≥ 2 letters is a word
+    lines = [letter[r] for r in range(rows)] + [[letter[r][c] for r in range(rows)] for c in range(cols)]
+    if encoding == "automaton":
+        for length in {cols, rows}:
+            start, finals, transitions = line_automaton([w for w in spec.words if len(w) <= length], alphabet)
+            for line in (line for line in lines if len(line) == length):
+                model.add_automaton(line, start, finals, transitions)
+    else:
+        _add_run_tables(model, spec, alphabet, x, rows, cols)
+
+    # (4) translation symmetry: the layout touches row 0 and column 0
+    model.add_bool_or([occ[0][c] for c in range(cols)])
+    model.add_bool_or([occ[r][0] for r in range(rows)])
+
+    # (3) connectivity: a flow of N − 1 units from the root reaches every tile
+    _add_flow(model, occ, rows, cols, n)
+    return model, BananaVars(rows, cols, alphabet, x, letter, occ)
+
+
+def _add_run_tables(model, spec, alphabet, x, rows, cols) -> None:
+    """Enforced table per possible run: run(start, k) ⇒ its letters form a word."""
+    blank = len(alphabet) - 1
+    by_length: dict[int, list] = {}
+    for w in spec.words:
+        by_length.setdefault(len(w), []).append([alphabet.index(ch) for ch in w])
+    for dr, dc, length in ((0, 1, cols), (1, 0, rows)):
+        starts = [(r, c) for r in range(rows) for c in range(cols)]
+        for (r, c) in starts:
+            position = c if dc else r
+            for k in range(2, length - position + 1):
+                cells = [(r + i * dr, c + i * dc) for i in range(k)]
+                run = model.new_bool_var(f"run[{r},{c},{dr},{k}]")
+                edges = []
+                before, after = (r - dr, c - dc), (r + k * dr, c + k * dc)
+                if 0 <= before[0] and 0 <= before[1]:
+                    edges.append(x[before[0]][before[1]][blank])
+                if after[0] < rows and after[1] < cols:
+                    edges.append(x[after[0]][after[1]][blank])
+                inside = [x[i][j][blank].Not() for i, j in cells]
+                model.add_bool_and(inside + edges).only_enforce_if(run)
+                model.add_bool_or([run] + [lit.Not() for lit in inside + edges])
+                tuples = by_length.get(k, [])
+                variables = [model.new_int_var(0, blank, "") for _ in cells]
+                for var, (i, j) in zip(variables, cells):
+                    model.add_map_domain(var, x[i][j])
+                if tuples:
+                    model.add_allowed_assignments(variables, tuples).only_enforce_if(run)
+                else:
+                    model.add(run == 0)
+
+
+def _add_flow(model, occ, rows, cols, n: int) -> None:
+    cells = [(r, c) for r in range(rows) for c in range(cols)]
+    # the root is the first tile of row 0: root[0,c] ⇔ occ[0,c] ∧ no tile left of it
+    root = {cell: model.new_bool_var(f"root{cell}") for cell in cells}
+    for (r, c) in cells:
+        if r > 0:
+            model.add(root[(r, c)] == 0)
+            continue
+        conditions = [occ[0][c]] + [occ[0][k].Not() for k in range(c)]
+        model.add_bool_and(conditions).only_enforce_if(root[(0, c)])
+        model.add_bool_or([root[(0, c)]] + [lit.Not() for lit in conditions])
+    flow = {}
+    for (r, c) in cells:
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            v = (r + dr, c + dc)
+            if v in root:
+                f = model.new_int_var(0, n - 1, f"f[{r},{c}->{v}]")
+                model.add(f == 0).only_enforce_if(occ[r][c].Not())
+                model.add(f == 0).only_enforce_if(occ[v[0]][v[1]].Not())
+                flow[((r, c), v)] = f
+    for v in cells:
+        inflow = sum(f for (a, b), f in flow.items() if b == v)
+        outflow = sum(f for (a, b), f in flow.items() if a == v)
+        model.add(inflow - outflow == occ[v[0]][v[1]] - n * root[v])
+
+
+def read_layout(solver, variables: BananaVars) -> dict:
+    cells = {}
+    for r in range(variables.rows):
+        for c in range(variables.cols):
+            symbol = variables.alphabet[solver.value(variables.letter[r][c])]
+            if symbol != BLANK:
+                cells[(r, c)] = symbol
+    return cells
+
+
+def candidate_boxes(n: int) -> list[tuple[int, int]]:
+    """Every box that can hold a connected layout of n tiles (R ≤ C, R·C ≥ n,
+    R + C ≤ n + 1), compact ones first: by area, then squareness."""
+    boxes = [(r, c) for r in range(1, n + 1) for c in range(r, n + 1) if r * c >= n and r + c <= n + 1]
+    return sorted(boxes, key=lambda b: (b[0] * b[1] < 2 * n, b[0] * b[1], b[1] - b[0]))
+
+
+def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "automaton", log: bool = False) -> SolveResult:
+    """Grow the box until a layout is found, every box is proven empty, or time runs out."""
+    control = control or Control()
+    started = time.perf_counter()
+    word_set = set(spec.words)
+    proven_empty, tried, timed_out = [], [], False
+    for rows, cols in candidate_boxes(spec.size):
+        reason = control.stop_reason()
+        if reason:
+            timed_out = True
+            break
+        status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log)
+        tried.append(f"{rows}x{cols}:{solver.status_name(status)}")
+        if cells is not None:
+            check_banana(cells, spec.hand, word_set)
+            return _result(FOUND, True, [tuple(layout_rows(cells))], started, None, tried, solver)
+        if status == cp_model.INFEASIBLE:
+            proven_empty.append((rows, cols))
+        else:
+            timed_out = True
+    if timed_out:
+        return _result(UNKNOWN, False, [], started, control.stop_reason() or "time-limit", tried, None)
+    return _result(NONE, True, [], started, None, tried, None)
+
+
+def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=False):
+    model, variables = build_model(spec, rows, cols, encoding)
+    if compact:
+        _add_compactness_objective(model, variables)
+    if hint:
+        for (r, c), ch in hint.items():
+            model.add_hint(variables.letter[r][c], variables.alphabet.index(ch))
+    solver = cp_model.CpSolver()
+    params = solver.parameters
+    params.num_workers = 2  # the portfolio helps on these small, hard boxes
+    params.catch_sigint_signal = False
+    params.log_search_progress = log
+    if log:
+        import sys
+
+        params.log_to_stdout = False
+        solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
+    if control.time_limit is not None:
+        params.max_time_in_seconds = max(control.time_limit - control.elapsed(), 0.01)
+    release = _stop_on(control.stop, solver)
+    status = solver.solve(model)
+    release.set()
+    cells = read_layout(solver, variables) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+    return status, cells, solver
+
+
+def _add_compactness_objective(model, variables: BananaVars) -> None:
+    """minimise area·(R+C+1) + (height + width) of the layout's bounding box."""
+    rows, cols = variables.rows, variables.cols
+    height = model.new_int_var(1, rows, "height")
+    width = model.new_int_var(1, cols, "width")
+    for r in range(rows):
+        for c in range(cols):
+            model.add(height >= r + 1).only_enforce_if(variables.occ[r][c])
+            model.add(width >= c + 1).only_enforce_if(variables.occ[r][c])
+    area = model.new_int_var(1, rows * cols, "area")
+    model.add_multiplication_equality(area, [height, width])
+    model.minimize(area * (rows + cols + 1) + height + width)
+
+
+def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | None = None,
+            encoding: str = "automaton", log: bool = False) -> SolveResult:
+    """Smallest bounding box (area, then perimeter), hinted by a known layout."""
+    control = control or Control()
+    started = time.perf_counter()
+    hint = {(r, c): ch for r, row in enumerate(start_layout) for c, ch in enumerate(row) if ch != BLANK}
+    rows, cols = len(start_layout), len(start_layout[0])
+    status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, hint=hint, compact=True)
+    if cells is None:
+        return _result(UNKNOWN, False, [], started, control.stop_reason() or "time-limit", [f"{rows}x{cols}"], solver)
+    check_banana(cells, spec.hand, set(spec.words))
+    proven = status == cp_model.OPTIMAL
+    result = _result(FOUND, proven, [tuple(layout_rows(cells))], started,
+                      None if proven else control.stop_reason() or "time-limit", [f"{rows}x{cols}"], solver)
+    rows_out = result.solutions[0]
+    result.objective = (len(rows_out) * len(rows_out[0]), 2 * (len(rows_out) + len(rows_out[0])))
+    result.stats["optimum_proven"] = proven
+    return result
+
+
+def _result(status, complete, layouts, started, stopped_by, boxes, solver) -> SolveResult:
+    stats = {"boxes": boxes}
+    if solver is not None:
+        stats.update(branches=solver.num_branches, conflicts=solver.num_conflicts)
+    return SolveResult("cpsat", status, complete, len(layouts), layouts, time.perf_counter() - started, stopped_by, stats=stats)
