@@ -72,6 +72,20 @@ def build_parser() -> argparse.ArgumentParser:
     scapes_mode.add_argument("--limit", type=int, metavar="K")
     _solve_options(scapes)
 
+    banana = puzzles.add_parser("banana", help="a Bananagrams layout of every tile in the hand")
+    banana.add_argument("hand", nargs="?", help="the tiles, e.g. 'aeinrst lpq' (spaces and commas are fine)")
+    banana.add_argument("--draw", type=int, metavar="N", help="draw N tiles from the 144-tile bag instead (21: 2-4 players, 15: 5-6, 11: 7-8)")
+    banana.add_argument("--seed", type=int, default=0, help="seed for --draw")
+    banana.add_argument("--mode", choices=("free", "crossing"), default="free", help="backtracker: allow parallel adjacent words (free) or not")
+    banana.add_argument("--compact", action="store_true", help="smallest bounding box (area, then perimeter), by CP-SAT from the heuristic's layout")
+    banana.add_argument("--check", metavar="LAYOUT_FILE", help="validate a hand-made layout and say which rule fails, and where")
+    banana.add_argument("--encoding", choices=("automaton", "table"), default="automaton", help="CP-SAT encoding of the word rule")
+    banana.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="backtrack")
+    banana.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS", help="default 60; a stopped search ends unknown")
+    banana.add_argument("--dict", metavar="FILE", help="word list, one word per line")
+    banana.add_argument("--json", action="store_true")
+    banana.add_argument("--log", action="store_true", help="CP-SAT's search log on stderr")
+
     grid = puzzles.add_parser("grid", help="all words on a Boggle/WordHero/Scramble board, scored")
     grid.add_argument("board", nargs="?", help="tiles row by row, '/' between rows (default 4x4); [qu] or Qu; +2 +3 *2 *3")
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
@@ -104,7 +118,8 @@ def main(argv: list[str] | None = None) -> int:
     stdout, stderr = Console(), Console(stderr=True)
     try:
         args = build_parser().parse_args(argv)
-        runner = {"rect": run_rect, "words": run_words, "wordscapes": run_wordscapes, "grid": run_grid}[args.puzzle]
+        runner = {"rect": run_rect, "words": run_words, "wordscapes": run_wordscapes, "grid": run_grid,
+                  "banana": run_banana}[args.puzzle]
         return runner(args, stdout, stderr)
     except InputError as exc:
         stderr.print(f"error: {exc}", style="bold red", highlight=False, soft_wrap=True)
@@ -381,3 +396,119 @@ def _anneal(grid, rows, cols, trie, table, args, control):
         control.solutions, control.nodes = score, evaluations
 
     return grid.best_board(rows, cols, trie, table, args.seed, args.time_limit, control.stop, progress)
+
+
+# -- bananagrams ------------------------------------------------------------------
+
+
+def run_banana(args, stdout: Console, stderr: Console) -> int:
+    from cpmodel.specs import banana_spec, draw_hand, parse_hand
+
+    if args.time_limit <= 0:
+        raise InputError(f"--time-limit must be positive, got {args.time_limit}")
+    if args.check:
+        return check_layout(args, stdout, stderr)
+    if (args.hand is None) == (args.draw is None):
+        raise InputError("give a HAND or --draw N (not both)")
+    hand = draw_hand(args.draw, args.seed) if args.draw is not None else parse_hand(args.hand)
+    lexicon = _load(args.dict, stderr)
+    spec = banana_spec(hand, lexicon, _hand_finder(lexicon))
+    gc.freeze()
+    solvers = ["backtrack", "cpsat"] if args.solver == "both" else [args.solver]
+    results, interrupted = [], False
+    for name in solvers:
+        control = Control(time_limit=args.time_limit)
+        supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr)
+        results.append(supervisor.run(lambda: _solve_banana(name, spec, control, args)))
+        interrupted = interrupted or supervisor.interrupted
+        if interrupted:
+            break
+    if args.compact and not interrupted:
+        found = next((r for r in results if r.solutions), None)
+        if found is not None:
+            from cpmodel.bananagrams import compact
+
+            control = Control(time_limit=args.time_limit)
+            supervisor = Supervisor(control, "cpsat compacting", stderr)
+            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log)))
+            interrupted = supervisor.interrupted
+    agreement = banana_agreement(results[:2]) if len(solvers) == 2 and len(results) >= 2 else None
+    final = results[-1] if results[-1].solutions or len(results) == 1 else next((r for r in results if r.solutions), results[-1])
+    if args.json:
+        doc = {"puzzle": "banana", "hand": hand, "tiles": len(hand), "status": _combined_status(results),
+               "complete": final.complete, "seconds": round(sum(r.seconds for r in results), 4),
+               "grid": list(final.solutions[0]) if final.solutions else None,
+               "solvers": [r.to_json(with_solutions=False) for r in results]}
+        if agreement:
+            doc["agreement"] = agreement
+        stdout.print_json(json.dumps(doc))
+    else:
+        if final.solutions:
+            stdout.print(grid_panel(tuple(row.replace(".", " ") for row in final.solutions[0]), title=f"{len(hand)} tiles"))
+        for r in results:
+            stdout.print(summary(r, "layout"), highlight=False)
+            if r.stats.get("optimum_proven") is not None:
+                proven = "proven smallest" if r.stats["optimum_proven"] else "not proven smallest"
+                stdout.print(f"bounding box {len(r.solutions[0])}x{len(r.solutions[0][0])} ({proven})", highlight=False)
+        if agreement:
+            stdout.print(comparison_table(results[:2], agreement))
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_DISAGREE if agreement and agreement.startswith("DISAGREE") else 0
+
+
+def _hand_finder(lexicon: Lexicon):
+    from heuristics.words import WordIndex, find_words
+
+    index = WordIndex(lexicon.words)
+    return lambda hand: [f.word for f in find_words(index, hand, min_len=2)]
+
+
+def _solve_banana(name, spec, control, args) -> SolveResult:
+    if name == "backtrack":
+        from heuristics.bananagrams import solve
+
+        return solve(spec, args.mode, control)
+    from cpmodel.bananagrams import solve
+
+    return solve(spec, control, args.encoding, args.log)
+
+
+def banana_agreement(results: list[SolveResult]) -> str:
+    """Layouts are not unique, so the solvers agree when neither contradicts the other."""
+    a, b = results
+    statuses = {a.status, b.status}
+    if statuses == {FOUND}:
+        return "both found valid layouts"
+    if FOUND in statuses and NONE in statuses:
+        return "DISAGREE: one found a layout, the other proved none"
+    return f"backtrack {a.status}, cpsat {b.status}"
+
+
+def check_layout(args, stdout: Console, stderr: Console) -> int:
+    """--check: validate a layout file against the rules and, if given, the hand."""
+    from pathlib import Path
+
+    from cpmodel.boards import parse_layout
+    from cpmodel.specs import parse_hand
+    from cpmodel.validate import banana_problems
+
+    try:
+        text = Path(args.check).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"layout file not found: {args.check}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read layout file {args.check}: {getattr(exc, 'strerror', None) or exc}") from None
+    cells = parse_layout(text, source=f"layout file {args.check}")
+    hand = parse_hand(args.hand) if args.hand else None
+    problems = banana_problems(cells, hand, set(_load(args.dict, stderr).words))
+    if args.json:
+        stdout.print_json(json.dumps({"puzzle": "banana-check", "valid": not problems, "problems": problems,
+                                      "hand_checked": hand is not None}))
+    elif problems:
+        for problem in problems:
+            stdout.print(f"✗ {problem}", style="red", highlight=False)
+    else:
+        note = "" if hand else " (no HAND given, so the tiles were not compared with a hand)"
+        stdout.print(f"✓ valid layout: one connected crossword, every run a word{note}", style="green", highlight=False)
+    return 0 if not problems else EXIT_DISAGREE

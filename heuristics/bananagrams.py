@@ -64,7 +64,7 @@ class LayoutSearch:
 
     def _first_word(self) -> bool:
         live = self._live(self.spec.words)
-        for word in live:
+        for word in live or ():
             if not self._fits_hand(word):
                 continue
             new = self._place(word, (0, 0), ACROSS)
