@@ -15,6 +15,7 @@ import re
 import sys
 
 from rich.console import Console
+from rich.text import Text
 
 from cpmodel.control import Control, Request
 from cpmodel.errors import InputError
@@ -86,6 +87,35 @@ def build_parser() -> argparse.ArgumentParser:
     banana.add_argument("--json", action="store_true")
     banana.add_argument("--log", action="store_true", help="CP-SAT's search log on stderr")
 
+    explain = puzzles.add_parser("explain", help="build a model without solving it and show its anatomy")
+    explain_puzzles = explain.add_subparsers(dest="explained", required=True, parser_class=_Parser)
+    ex_rect = explain_puzzles.add_parser("rect")
+    ex_rect.add_argument("size")
+    _lexicon_options(ex_rect)
+    ex_rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), default="table")
+    ex_rect.add_argument("--pattern")
+    ex_rect.add_argument("--distinct", action="store_true")
+    ex_rect.add_argument("--symmetric", action="store_true")
+    ex_rect.add_argument("--json", action="store_true")
+    ex_banana = explain_puzzles.add_parser("banana")
+    ex_banana.add_argument("hand")
+    ex_banana.add_argument("--box", default=None, metavar="RxC", help="box size (default: the first box the solver tries)")
+    ex_banana.add_argument("--encoding", choices=("automaton", "table"), default="automaton")
+    ex_banana.add_argument("--dict", metavar="FILE")
+    ex_banana.add_argument("--json", action="store_true")
+    ex_scapes = explain_puzzles.add_parser("wordscapes")
+    ex_scapes.add_argument("board_file")
+    ex_scapes.add_argument("letters")
+    ex_scapes.add_argument("--min", type=int, default=3)
+    _lexicon_options(ex_scapes)
+    ex_scapes.add_argument("--json", action="store_true")
+
+    compare = puzzles.add_parser("compare", help="a fixed, seeded suite on both solvers, in one table")
+    compare.add_argument("--time-limit", type=float, default=30.0, metavar="SECONDS", help="per solver and case (default 30)")
+    compare.add_argument("--dict", metavar="FILE")
+    compare.add_argument("--json", action="store_true")
+    compare.add_argument("--plot", metavar="FILE.png", help="time against size, log axis (needs the plot extra: pip install -e '.[plot]')")
+
     grid = puzzles.add_parser("grid", help="all words on a Boggle/WordHero/Scramble board, scored")
     grid.add_argument("board", nargs="?", help="tiles row by row, '/' between rows (default 4x4); [qu] or Qu; +2 +3 *2 *3")
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
@@ -119,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         runner = {"rect": run_rect, "words": run_words, "wordscapes": run_wordscapes, "grid": run_grid,
-                  "banana": run_banana}[args.puzzle]
+                  "banana": run_banana, "explain": run_explain, "compare": run_compare}[args.puzzle]
         return runner(args, stdout, stderr)
     except InputError as exc:
         stderr.print(f"error: {exc}", style="bold red", highlight=False, soft_wrap=True)
@@ -312,6 +342,26 @@ def run_wordscapes(args, stdout: Console, stderr: Console) -> int:
         raise InputError(f"--limit must be at least 1, got {args.limit}")
     if args.top is not None and args.top < 1:
         raise InputError(f"--top must be at least 1, got {args.top}")
+    spec = _wordscapes_spec_from_args(args, stderr)
+
+    def solve_with(name, request, control):
+        if name == "backtrack":
+            from heuristics.wordscapes import solve
+            return solve(spec, request, control)
+        from cpmodel.wordscapes import solve
+        return solve(spec, request, control, log=args.log)
+
+    header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
+              "candidates": [len(c) for c in spec.candidates]}
+    return run_solvers(args, f"wordscapes {len(spec.slots)} slots", solve_with, header, "fill", stdout, stderr)
+
+
+def _wordscapes_spec_from_args(args, stderr: Console):
+    from pathlib import Path
+
+    from cpmodel.boards import parse_crossword
+    from cpmodel.specs import wordscapes_spec
+
     if not re.fullmatch(r"[a-z]+", args.letters.strip().lower()):
         raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")
     try:
@@ -324,18 +374,7 @@ def run_wordscapes(args, stdout: Console, stderr: Console) -> int:
     lexicon = _load(args.dict, stderr)
     if args.top:
         lexicon = Lexicon([w for n in sorted({len(w) for w in lexicon.words}) for w in lexicon.of_length(n, args.top)], lexicon.source)
-    spec = wordscapes_spec(board, args.letters, lexicon, args.min)
-
-    def solve_with(name, request, control):
-        if name == "backtrack":
-            from heuristics.wordscapes import solve
-            return solve(spec, request, control)
-        from cpmodel.wordscapes import solve
-        return solve(spec, request, control, log=args.log)
-
-    header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
-              "candidates": [len(c) for c in spec.candidates]}
-    return run_solvers(args, f"wordscapes {len(spec.slots)} slots", solve_with, header, "fill", stdout, stderr)
+    return wordscapes_spec(board, args.letters, lexicon, args.min)
 
 
 # -- grid -----------------------------------------------------------------------
@@ -512,3 +551,91 @@ def check_layout(args, stdout: Console, stderr: Console) -> int:
         note = "" if hand else " (no HAND given, so the tiles were not compared with a hand)"
         stdout.print(f"✓ valid layout: one connected crossword, every run a word{note}", style="green", highlight=False)
     return 0 if not problems else EXIT_DISAGREE
+
+
+# -- explain ------------------------------------------------------------------------
+
+
+def run_explain(args, stdout: Console, stderr: Console) -> int:
+    from rich.table import Table
+
+    from cpmodel import explain
+
+    lexicon_name = args.dict or "kjxqz ranked by wordfreq"
+    if getattr(args, "top", None):
+        lexicon_name += f", top {args.top} per length"
+    if args.explained == "rect":
+        args.row_dict = args.col_dict = None
+        args.limit, args.time_limit = None, None
+        spec = rect_spec_from_args(args, stderr)
+        result = explain.explain_rect(spec, args.encoding, lexicon_name)
+    elif args.explained == "banana":
+        from cpmodel.bananagrams import candidate_boxes
+        from cpmodel.specs import banana_spec, parse_hand
+
+        hand = parse_hand(args.hand)
+        lexicon = _load(args.dict, stderr)
+        spec = banana_spec(hand, lexicon, _hand_finder(lexicon))
+        rows, cols = parse_size(args.box) if args.box else candidate_boxes(len(hand))[0]
+        result = explain.explain_banana(spec, rows, cols, args.encoding, lexicon_name)
+    else:
+        args.count, args.solver = False, "cpsat"
+        spec = _wordscapes_spec_from_args(args, stderr)
+        result = explain.explain_wordscapes(spec, lexicon_name)
+    counts = result.counts()
+    if args.json:
+        stdout.print_json(json.dumps({"model": result.title, "lexicon": result.lexicon, **counts,
+                                      "slots": [{"slot": s, "words": n} for s, n in result.slots],
+                                      "families": [{"name": f.name, "math": f.math, "code": f.location()} for f in result.families]}))
+        return 0
+    stdout.print(Text(f"{result.title} · lexicon: {result.lexicon}", style="bold"))
+    stdout.print(f"{counts['variables']:,} variables ({counts['booleans']:,} Boolean, {counts['integers']:,} integer)", highlight=False)
+    kinds = Table("constraint kind", "count", title="constraints (from the model proto)")
+    for kind, n in sorted(counts["constraints"].items(), key=lambda kv: -kv[1]):
+        kinds.add_row(kind, f"{n:,}")
+    stdout.print(kinds)
+    slots = Table("slot", "allowed words", title="words per slot")
+    for slot, n in result.slots:
+        slots.add_row(slot, f"{n:,}")
+    stdout.print(slots)
+    families = Table("constraint family", "mathematics", "added by", title="constraint families")
+    for f in result.families:
+        families.add_row(Text(f.name), Text(f.math), Text(f.location()))
+    stdout.print(families)
+    return 0
+
+
+# -- compare ------------------------------------------------------------------------
+
+
+def run_compare(args, stdout: Console, stderr: Console) -> int:
+    from rich import box
+    from rich.table import Table
+
+    from cpmodel import compare
+
+    if args.time_limit <= 0:
+        raise InputError(f"--time-limit must be positive, got {args.time_limit}")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise InputError("--plot needs matplotlib: pip install -e '.[plot]'") from None
+    lexicon = _load(args.dict, stderr)
+    rows = compare.run_suite(lexicon, args.time_limit, lambda puzzle, case: stderr.print(f"{puzzle} {case} …", style="cyan", highlight=False))
+    if args.plot:
+        compare.plot(rows, args.plot)
+    if args.json:
+        stdout.print_json(json.dumps({"time_limit": args.time_limit, "rows": compare.to_json(rows)}))
+    else:
+        table = Table(title=f"backtracking vs CP-SAT (time limit {args.time_limit:g} s per solver and case)", box=box.SIMPLE_HEAVY)
+        for header in ("puzzle", "case", "agreement", "bt status", "bt s", "bt nodes", "cp status", "cp s", "cp branches", "cp/bt"):
+            table.add_column(header, justify="left" if header in ("puzzle", "case", "agreement") else "right")
+        for r in rows:
+            table.add_row(r.puzzle, r.case, r.agreement, f"{r.backtrack.status} {r.backtrack.count}", f"{r.backtrack.seconds:.3f}",
+                          f"{r.backtrack.stats.get('nodes', 0):,}", f"{r.cpsat.status} {r.cpsat.count}", f"{r.cpsat.seconds:.3f}",
+                          f"{r.cpsat.stats.get('branches', 0):,}", f"{r.ratio():.1f}×")
+        stdout.print(table)
+        if args.plot:
+            stdout.print(f"wrote {args.plot}")
+    return EXIT_DISAGREE if any(r.agreement == "DISAGREE" for r in rows) else 0
