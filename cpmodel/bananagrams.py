@@ -43,7 +43,6 @@ area, then its perimeter.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 
@@ -51,7 +50,7 @@ from ortools.sat.python import cp_model
 
 from cpmodel.boards import layout_rows
 from cpmodel.control import Control
-from cpmodel.rectangle import _stop_on
+from cpmodel.cpsat_run import prepare, solve_with_stop
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.specs import BananaSpec
 from cpmodel.validate import check_banana
@@ -245,20 +244,8 @@ def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=Fals
         for (r, c), ch in hint.items():
             model.add_hint(variables.letter[r][c], variables.alphabet.index(ch))
     solver = cp_model.CpSolver()
-    params = solver.parameters
-    params.num_workers = 2  # the portfolio helps on these small, hard boxes
-    params.catch_sigint_signal = False
-    params.log_search_progress = log
-    if log:
-        import sys
-
-        params.log_to_stdout = False
-        solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
-    if control.time_limit is not None:
-        params.max_time_in_seconds = max(control.time_limit - control.elapsed(), 0.01)
-    release = _stop_on(control.stop, solver)
-    status = solver.solve(model)
-    release.set()
+    prepare(solver, control, log, workers=2)  # the portfolio helps on these small, hard boxes
+    status = solve_with_stop(solver, model, control)
     cells = read_layout(solver, variables) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
     return status, cells, solver
 

@@ -12,7 +12,6 @@ import argparse
 import gc
 import json
 import re
-import sys
 
 from rich.console import Console
 from rich.text import Text
@@ -174,6 +173,20 @@ def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:
     return rectangle_spec(m, n, row_lexicon, col_lexicon, args.top, pattern, args.distinct, args.symmetric)
 
 
+def read_user_file(path: str, what: str) -> str:
+    """A text file the user named, or a one-line InputError saying why not."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"{what} is a directory: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
 def _load(path: str | None, stderr: Console) -> Lexicon:
     if path is None:
         return load_default()
@@ -333,11 +346,6 @@ def _check_lengths(shortest: int, longest: int | None) -> None:
 
 
 def run_wordscapes(args, stdout: Console, stderr: Console) -> int:
-    from pathlib import Path
-
-    from cpmodel.boards import parse_crossword
-    from cpmodel.specs import wordscapes_spec
-
     if args.limit is not None and args.limit < 1:
         raise InputError(f"--limit must be at least 1, got {args.limit}")
     if args.top is not None and args.top < 1:
@@ -357,19 +365,12 @@ def run_wordscapes(args, stdout: Console, stderr: Console) -> int:
 
 
 def _wordscapes_spec_from_args(args, stderr: Console):
-    from pathlib import Path
-
     from cpmodel.boards import parse_crossword
     from cpmodel.specs import wordscapes_spec
 
     if not re.fullmatch(r"[a-z]+", args.letters.strip().lower()):
         raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")
-    try:
-        text = Path(args.board_file).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"board file not found: {args.board_file}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read board file {args.board_file}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_user_file(args.board_file, "board file")
     board = parse_crossword(text, source=f"board file {args.board_file}")
     lexicon = _load(args.dict, stderr)
     if args.top:
@@ -526,18 +527,11 @@ def banana_agreement(results: list[SolveResult]) -> str:
 
 def check_layout(args, stdout: Console, stderr: Console) -> int:
     """--check: validate a layout file against the rules and, if given, the hand."""
-    from pathlib import Path
-
     from cpmodel.boards import parse_layout
     from cpmodel.specs import parse_hand
     from cpmodel.validate import banana_problems
 
-    try:
-        text = Path(args.check).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError(f"layout file not found: {args.check}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read layout file {args.check}: {getattr(exc, 'strerror', None) or exc}") from None
+    text = read_user_file(args.check, "layout file")
     cells = parse_layout(text, source=f"layout file {args.check}")
     hand = parse_hand(args.hand) if args.hand else None
     problems = banana_problems(cells, hand, set(_load(args.dict, stderr).words))

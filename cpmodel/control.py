@@ -41,3 +41,23 @@ class Control:
         if self.time_limit is not None and self.elapsed() >= self.time_limit:
             return "time-limit"
         return None
+
+
+class SolutionSink:
+    """Where a solver reports each solution: counts it, keeps it unless only
+    counting, streams it, and says when the requested number is reached."""
+
+    def __init__(self, request: Request, control: Control):
+        self.request, self.control = request, control
+        self.solutions: list[tuple[str, ...]] = []
+        self.count = 0
+
+    def record(self, rows: tuple[str, ...]) -> bool:
+        """Record one validated solution; True when the limit is reached."""
+        self.count += 1
+        self.control.solutions = self.count
+        if not self.request.count_only:
+            self.solutions.append(rows)
+        if self.request.on_solution:
+            self.request.on_solution(rows)
+        return self.request.limit is not None and self.count >= self.request.limit

@@ -67,14 +67,13 @@ see benchmarks/rectangle.py and docs/modelling.md):
 
 from __future__ import annotations
 
-import sys
-import threading
 import time
 from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from cpmodel.control import Control, Request
+from cpmodel.control import Control, Request, SolutionSink
+from cpmodel.cpsat_run import prepare, solve_with_stop
 from cpmodel.dawg import ALPHABET, build_dawg
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import RectangleSpec
@@ -233,22 +232,15 @@ def _add_rank_objective(model, spec, variables) -> None:
 # -- solving ------------------------------------------------------------------
 
 
-def search_parameters(solver: cp_model.CpSolver, request: Request, time_left: float | None, log: bool) -> None:
+def search_parameters(solver: cp_model.CpSolver, request: Request, control: Control, log: bool) -> None:
     """The parameters that matter here, each for a measured reason."""
-    params = solver.parameters
-    params.log_search_progress = log
-    if log:  # to stderr, so that --json on stdout stays one clean document
-        params.log_to_stdout = False
-        solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
-    params.catch_sigint_signal = False  # Ctrl-C is ours: we stop the search and keep its solutions
-    if time_left is not None:
-        params.max_time_in_seconds = max(time_left, 0.001)
     if request.best:
-        params.num_workers = 2  # optimisation profits from the portfolio (LNS, bounds)
+        prepare(solver, control, log, workers=2)  # optimisation profits from the portfolio (LNS, bounds)
         return
-    # feasibility and enumeration: a single worker with a fixed row-major search,
+    # feasibility and enumeration: a single worker with a fixed first-fail search,
     # no presolve (table presolve costs more than the whole search, see docstring)
-    params.num_workers = 1
+    prepare(solver, control, log, workers=1)
+    params = solver.parameters
     params.cp_model_presolve = False
     params.search_branching = cp_model.FIXED_SEARCH
     params.enumerate_all_solutions = request.limit != 1
@@ -260,8 +252,7 @@ class _Collector(cp_model.CpSolverSolutionCallback):
     def __init__(self, spec, variables, request, control):
         super().__init__()
         self.spec, self.variables, self.request, self.control = spec, variables, request, control
-        self.solutions: list[tuple[str, ...]] = []
-        self.count = 0
+        self.sink = SolutionSink(request, control)
         self.seen: set[tuple[str, ...]] = set()
         self.reached_limit = False
         self.best: tuple[int, int] | None = None
@@ -273,20 +264,12 @@ class _Collector(cp_model.CpSolverSolutionCallback):
         check_rectangle(self.spec, rows)
         if rows in self.seen:
             raise AssertionError(f"CP-SAT reported {rows} twice: the model has an undetermined variable")
-        if self.request.best:
+        if self.request.best:  # each improving solution replaces the last
             self.best = rank_objective(self.spec, rows)
-            self.solutions = [rows]
-            self.count = 1
-        else:
-            self.seen.add(rows)
-            self.count += 1
-            if not self.request.count_only:
-                self.solutions.append(rows)
-        self.control.solutions = self.count
-        if self.request.on_solution:
-            self.request.on_solution(rows)
-        limit = self.request.limit
-        if not self.request.best and limit is not None and self.count >= limit:
+            self.sink.solutions.clear()
+            self.sink.count = 0
+        self.seen.add(rows)
+        if self.sink.record(rows):
             self.reached_limit = True
             self.stop_search()
 
@@ -307,12 +290,9 @@ def solve(
     # first-fail: the cell with the fewest letters left, ties in row-major order
     model.add_decision_strategy(letters, cp_model.CHOOSE_MIN_DOMAIN_SIZE, cp_model.SELECT_MIN_VALUE)
     solver = cp_model.CpSolver()
-    time_left = None if control.time_limit is None else control.time_limit - control.elapsed()
-    search_parameters(solver, request, time_left, log)
+    search_parameters(solver, request, control, log)
     collector = _Collector(spec, variables, request, control)
-    watcher = _stop_on(control.stop, solver)
-    status = solver.solve(model, collector)
-    watcher.set()  # release the watcher thread
+    status = solve_with_stop(solver, model, control, collector)
     if status == cp_model.MODEL_INVALID:
         raise RuntimeError(f"CP-SAT rejected the model: {model.validate()}")
 
@@ -328,10 +308,10 @@ def solve(
         stopped_by = control.stop_reason() or "time-limit"
     return SolveResult(
         solver="cpsat",
-        status=status_of(collector.count, exhausted or (request.best and complete)),
+        status=status_of(collector.sink.count, exhausted or (request.best and complete)),
         complete=complete,
-        count=collector.count,
-        solutions=collector.solutions,
+        count=collector.sink.count,
+        solutions=collector.sink.solutions,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
         objective=collector.best,
@@ -342,17 +322,3 @@ def solve(
             "cp_status": solver.status_name(status),
         },
     )
-
-
-def _stop_on(stop: threading.Event, solver: cp_model.CpSolver) -> threading.Event:
-    """Call solver.stop_search() when ``stop`` is set (Ctrl-C); returns a release event."""
-    release = threading.Event()
-
-    def watch() -> None:
-        while not release.is_set():
-            if stop.wait(0.05):
-                solver.stop_search()
-                return
-
-    threading.Thread(target=watch, daemon=True).start()
-    return release

@@ -26,9 +26,9 @@ import time
 
 from ortools.sat.python import cp_model
 
-from cpmodel.control import Control, Request
+from cpmodel.control import Control, Request, SolutionSink
+from cpmodel.cpsat_run import prepare, solve_with_stop
 from cpmodel.dawg import ALPHABET
-from cpmodel.rectangle import _stop_on
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import WordscapesSpec
 from cpmodel.validate import check_wordscapes
@@ -59,21 +59,18 @@ def build_model(spec: WordscapesSpec):
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
+    """Reads each fill, validates it, and stops at the limit."""
+
     def __init__(self, spec, letters, request, control):
         super().__init__()
-        self.spec, self.letters, self.request, self.control = spec, letters, request, control
-        self.solutions, self.count, self.reached_limit = [], 0, False
+        self.spec, self.letters = spec, letters
+        self.sink = SolutionSink(request, control)
+        self.reached_limit = False
 
     def on_solution_callback(self) -> None:
         rows = self.spec.render({cell: ALPHABET[self.value(v)] for cell, v in self.letters.items()})
         check_wordscapes(self.spec, rows)
-        self.count += 1
-        self.control.solutions = self.count
-        if not self.request.count_only:
-            self.solutions.append(rows)
-        if self.request.on_solution:
-            self.request.on_solution(rows)
-        if self.request.limit is not None and self.count >= self.request.limit:
+        if self.sink.record(rows):
             self.reached_limit = True
             self.stop_search()
 
@@ -83,25 +80,14 @@ def solve(spec: WordscapesSpec, request: Request = Request(), control: Control |
     started = time.perf_counter()
     model, letters = build_model(spec)
     solver = cp_model.CpSolver()
-    params = solver.parameters
-    params.num_workers = 1  # enumeration runs on one worker; boards are small
-    params.enumerate_all_solutions = request.limit != 1
-    params.catch_sigint_signal = False
-    params.log_search_progress = log
-    if log:
-        import sys
-
-        params.log_to_stdout = False
-        solver.log_callback = lambda line: print(line, file=sys.stderr, flush=True)
-    if control.time_limit is not None:
-        params.max_time_in_seconds = max(control.time_limit - control.elapsed(), 0.001)
+    prepare(solver, control, log, workers=1)  # enumeration runs on one worker; boards are small
+    solver.parameters.enumerate_all_solutions = request.limit != 1
     collector = _Collector(spec, letters, request, control)
-    release = _stop_on(control.stop, solver)
-    status = solver.solve(model, collector)
-    release.set()
+    status = solve_with_stop(solver, model, control, collector)
     exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not collector.reached_limit
     complete = exhausted or collector.reached_limit
     stopped_by = "limit" if collector.reached_limit else (None if complete else control.stop_reason() or "time-limit")
-    return SolveResult("cpsat", status_of(collector.count, exhausted), complete, collector.count, collector.solutions,
+    sink = collector.sink
+    return SolveResult("cpsat", status_of(sink.count, exhausted), complete, sink.count, sink.solutions,
                        time.perf_counter() - started, stopped_by,
                        stats={"branches": solver.num_branches, "conflicts": solver.num_conflicts})

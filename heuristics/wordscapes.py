@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from cpmodel.control import Control, Request
+from cpmodel.control import Control, Request, SolutionSink
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import WordscapesSpec
 from cpmodel.validate import check_wordscapes
@@ -27,8 +27,8 @@ class SlotFiller:
         self.spec, self.request, self.control = spec, request, control
         self.letters = {cell: c for cell, c in spec.board.cells.items() if c}  # placed letters
         self.used: set[str] = set()
-        self.solutions: list[tuple[str, ...]] = []
-        self.count = self.nodes = 0
+        self.sink = SolutionSink(request, control)
+        self.nodes = 0
 
     def fits(self, slot, word: str) -> bool:
         letters = self.letters
@@ -72,13 +72,7 @@ class SlotFiller:
             letters = {**self.letters, **dict(zip(lone, choice))}
             rows = self.spec.render(letters)
             check_wordscapes(self.spec, rows)
-            self.count += 1
-            self.control.solutions = self.count
-            if not self.request.count_only:
-                self.solutions.append(rows)
-            if self.request.on_solution:
-                self.request.on_solution(rows)
-            if self.request.limit is not None and self.count >= self.request.limit:
+            if self.sink.record(rows):
                 raise _Stop("limit")
 
 
@@ -97,5 +91,6 @@ def solve(spec: WordscapesSpec, request: Request = Request(), control: Control |
     filler = SlotFiller(spec, request, control)
     stopped_by = filler.run()
     exhausted = stopped_by is None
-    return SolveResult("backtrack", status_of(filler.count, exhausted), exhausted or stopped_by == "limit", filler.count,
-                       filler.solutions, time.perf_counter() - started, stopped_by, stats={"nodes": filler.nodes})
+    sink = filler.sink
+    return SolveResult("backtrack", status_of(sink.count, exhausted), exhausted or stopped_by == "limit", sink.count,
+                       sink.solutions, time.perf_counter() - started, stopped_by, stats={"nodes": filler.nodes})
