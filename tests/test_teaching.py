@@ -40,3 +40,13 @@ def test_compare_suite_agrees_or_says_undecided(word_file):
     assert {r["agreement"] for r in doc["rows"]} <= {"identical sets", "same count", "both valid", "undecided"}
     rect_3x3 = doc["rows"][0]
     assert rect_3x3["agreement"] == "identical sets" and rect_3x3["backtrack"]["count"] == rect_3x3["cpsat"]["count"]
+
+
+def test_compare_plot_writes_a_png(word_file, tmp_path):
+    import pytest
+
+    pytest.importorskip("matplotlib")
+    path = word_file(TINY_WORDS)
+    png = tmp_path / "compare.png"
+    proc = run_cli("compare", "--dict", path, "--time-limit", "1", "--plot", str(png), timeout=300)
+    assert proc.returncode == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
