@@ -1,0 +1,137 @@
+"""Helpers every command shares: loading inputs, running solvers under
+supervision, comparing two solvers, and the JSON document."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from cpmodel.control import Control, Request
+from cpmodel.errors import InputError
+from cpmodel.lexicon import Lexicon, load_default, load_file
+from cpmodel.render import comparison_table, grid_panel, summary
+from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.supervise import Supervisor
+
+EXIT_DISAGREE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+
+
+def read_user_file(path: str, what: str) -> str:
+    """A text file the user named, or a one-line InputError saying why not."""
+    from pathlib import Path
+
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{what} not found: {path}") from None
+    except IsADirectoryError:
+        raise InputError(f"{what} is a directory: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+def load_lexicon(path: str | None, stderr: Console) -> Lexicon:
+    if path is None:
+        return load_default()
+    lexicon = load_file(path)
+    if lexicon.skipped:
+        stderr.print(f"warning: skipped {lexicon.skipped} lines of {path} that are not a-z words", style="yellow", highlight=False)
+    return lexicon
+
+def solve_request(args, on_solution=None) -> Request:
+    if getattr(args, "best", False):
+        return Request(limit=None, best=True, on_solution=on_solution)
+    if args.all or args.count:
+        return Request(limit=None, count_only=args.count, on_solution=on_solution)
+    return Request(limit=args.limit or 1, on_solution=on_solution)
+
+def run_solvers(args, label: str, solve_with, header: dict, what: str, stdout: Console, stderr: Console) -> int:
+    """Run the chosen solver(s) under supervision and print the result(s).
+
+    Shared by every puzzle with a CP-SAT model and a backtracker: streaming,
+    Ctrl-C, the --solver both cross-check, JSON and exit codes."""
+    solvers = ["backtrack", "cpsat"] if args.solver == "both" else [args.solver]
+    best = getattr(args, "best", False)
+    stream = not args.json and not args.count and not best and args.solver != "both"
+    printed = [0]
+
+    def print_grid(rows) -> None:
+        printed[0] += 1
+        stdout.print(grid_panel(rows, title=f"#{printed[0]}"))
+
+    results, interrupted = [], False
+    for name in solvers:
+        control = Control(time_limit=args.time_limit)
+        supervisor = Supervisor(control, f"{name} {label}", stderr, print_grid if stream else None)
+        request = solve_request(args, supervisor.stream)
+        results.append(supervisor.run(lambda: solve_with(name, request, control)))
+        interrupted = interrupted or supervisor.interrupted
+        if interrupted:
+            break
+    agreement = compare_results(results) if len(results) == 2 else None
+    if args.json:
+        stdout.print_json(json.dumps(solve_document(header, args, results, agreement)))
+    else:
+        print_results(stdout, results, agreement, what, already_printed=stream, count_only=args.count)
+    if interrupted:
+        return EXIT_INTERRUPTED
+    return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
+
+def compare_results(results: list[SolveResult]) -> str:
+    """Compare two results: solution sets, counts or optima, as far as both finished."""
+    a, b = results
+    if not (a.complete and b.complete):
+        return "undecided (a search did not finish)"
+    if a.objective is not None or b.objective is not None:
+        return "same optimum" if a.objective == b.objective else f"DISAGREE: optimum {a.objective} vs {b.objective}"
+    if a.stopped_by == "limit" or b.stopped_by == "limit":
+        same = a.count == b.count
+        return "both found the requested solutions" if same else f"DISAGREE: {a.count} vs {b.count} solutions"
+    if a.count != b.count:
+        return f"DISAGREE: {a.count} vs {b.count} solutions"
+    if a.solutions and b.solutions and set(a.solutions) != set(b.solutions):
+        return "DISAGREE: different solution sets"
+    return "identical solution sets" if a.solutions or a.count == 0 else "same count"
+
+def solve_document(header: dict, args, results: list[SolveResult], agreement: str | None) -> dict:
+    """The stable JSON document: status, count, complete, solutions, seconds, ..."""
+    with_solutions = not args.count
+    main = results[0]
+    doc = dict(header)
+    doc.update(main.to_json(with_solutions))
+    if len(results) > 1:
+        doc["status"] = combined_status(results)
+        doc["complete"] = all(r.complete for r in results)
+        doc["seconds"] = round(sum(r.seconds for r in results), 4)
+        doc["solver"] = "both"
+        doc["agreement"] = agreement
+        doc["solvers"] = {r.solver: r.to_json(with_solutions) for r in results}
+    return doc
+
+def combined_status(results: list[SolveResult]) -> str:
+    statuses = {r.status for r in results}
+    if FOUND in statuses:
+        return FOUND
+    return NONE if statuses == {NONE} else UNKNOWN
+
+def print_results(stdout: Console, results, agreement, what: str, already_printed: bool, count_only: bool) -> None:
+    main = results[0]
+    if not already_printed and not count_only:
+        for k, rows in enumerate(main.solutions, 1):
+            stdout.print(grid_panel(rows, title=f"#{k}"))
+    for result in results:
+        stdout.print(summary(result, what), highlight=False)
+    if agreement is not None:
+        stdout.print(comparison_table(results, agreement))
+
+def check_lengths(shortest: int, longest: int | None) -> None:
+    if shortest < 1:
+        raise InputError(f"--min must be at least 1, got {shortest}")
+    if longest is not None and longest < shortest:
+        raise InputError(f"--max ({longest}) must not be below --min ({shortest})")
+
+def hand_finder(lexicon: Lexicon):
+    from heuristics.words import WordIndex, find_words
+
+    index = WordIndex(lexicon.words)
+    return lambda hand: [f.word for f in find_words(index, hand, min_len=2)]

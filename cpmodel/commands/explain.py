@@ -1,0 +1,62 @@
+"""``explain``: build a model without solving it and show its anatomy."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.text import Text
+
+from cpmodel.commands.common import hand_finder, load_lexicon
+from cpmodel.commands.rect import rect_spec_from_args
+from cpmodel.commands.wordscapes import wordscapes_spec_from_args
+from cpmodel.specs import parse_size
+
+
+def run(args, stdout: Console, stderr: Console) -> int:
+    from rich.table import Table
+
+    from cpmodel import explain
+
+    lexicon_name = args.dict or "kjxqz ranked by wordfreq"
+    if getattr(args, "top", None):
+        lexicon_name += f", top {args.top} per length"
+    if args.explained == "rect":
+        args.row_dict = args.col_dict = None
+        args.limit, args.time_limit = None, None
+        spec = rect_spec_from_args(args, stderr)
+        result = explain.explain_rect(spec, args.encoding, lexicon_name)
+    elif args.explained == "banana":
+        from cpmodel.bananagrams import candidate_boxes
+        from cpmodel.specs import banana_spec, parse_hand
+
+        hand = parse_hand(args.hand)
+        lexicon = load_lexicon(args.dict, stderr)
+        spec = banana_spec(hand, lexicon, hand_finder(lexicon))
+        rows, cols = parse_size(args.box) if args.box else candidate_boxes(len(hand))[0]
+        result = explain.explain_banana(spec, rows, cols, args.encoding, lexicon_name)
+    else:
+        args.count, args.solver = False, "cpsat"
+        spec = wordscapes_spec_from_args(args, stderr)
+        result = explain.explain_wordscapes(spec, lexicon_name)
+    counts = result.counts()
+    if args.json:
+        stdout.print_json(json.dumps({"model": result.title, "lexicon": result.lexicon, **counts,
+                                      "slots": [{"slot": s, "words": n} for s, n in result.slots],
+                                      "families": [{"name": f.name, "math": f.math, "code": f.location()} for f in result.families]}))
+        return 0
+    stdout.print(Text(f"{result.title} · lexicon: {result.lexicon}", style="bold"))
+    stdout.print(f"{counts['variables']:,} variables ({counts['booleans']:,} Boolean, {counts['integers']:,} integer)", highlight=False)
+    kinds = Table("constraint kind", "count", title="constraints (from the model proto)")
+    for kind, n in sorted(counts["constraints"].items(), key=lambda kv: -kv[1]):
+        kinds.add_row(kind, f"{n:,}")
+    stdout.print(kinds)
+    slots = Table("slot", "allowed words", title="words per slot")
+    for slot, n in result.slots:
+        slots.add_row(slot, f"{n:,}")
+    stdout.print(slots)
+    families = Table("constraint family", "mathematics", "added by", title="constraint families")
+    for f in result.families:
+        families.add_row(Text(f.name), Text(f.math), Text(f.location()))
+    stdout.print(families)
+    return 0

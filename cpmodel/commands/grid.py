@@ -1,0 +1,73 @@
+"""``grid``: all words on a grid-game board, scored; random and rich boards."""
+
+from __future__ import annotations
+
+import gc
+import json
+
+from rich.console import Console
+
+from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon
+from cpmodel.control import Control
+from cpmodel.errors import InputError
+from cpmodel.render import board_panel, grid_words_table
+from cpmodel.result import FOUND, NONE
+from cpmodel.specs import parse_size
+from cpmodel.supervise import Supervisor
+
+
+def run(args, stdout: Console, stderr: Console) -> int:
+    from cpmodel.boards import parse_grid
+    from cpmodel.scoring import score_table
+    from heuristics import grid
+    from heuristics.words import build_trie
+
+    chosen = [bool(args.board), args.random, bool(args.best)]
+    if sum(chosen) != 1:
+        raise InputError("give exactly one of BOARD, --random or --best RxC")
+    check_lengths(args.min, args.max)
+    if args.show < 0:
+        raise InputError(f"--show must not be negative, got {args.show}")
+    table = score_table(args.score, args.score_table)
+    if args.best:
+        if args.time_limit <= 0:
+            raise InputError(f"--time-limit must be positive, got {args.time_limit}")
+        rows, cols = parse_size(args.best)
+        if args.score != "boggle":
+            raise InputError("--best searches for Boggle score; use --score boggle")
+    board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
+    trie = build_trie(load_lexicon(args.dict, stderr).words)
+    gc.freeze()  # the trie is millions of dicts; spare them from every GC pass
+    search = None
+    if args.best:
+        control = Control(time_limit=args.time_limit)
+        supervisor = Supervisor(control, f"annealing {rows}x{cols} (seed {args.seed})", stderr)
+        search = supervisor.run(lambda: _anneal(grid, rows, cols, trie, table, args, control))
+        board = search.board
+    words = grid.find_words(board, trie, table, args.min, args.max)
+    total = sum(w.score for w in words)
+    if args.json:
+        doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,
+               "count": len(words), "status": FOUND if words else NONE, "complete": True,
+               "words": [{"word": w.word, "score": w.score, "path": [list(p) for p in w.path]} for w in words]}
+        if search is not None:
+            doc.update({"seed": args.seed, "evaluations": search.evaluations, "seconds": round(search.seconds, 2),
+                        "history": search.history, "stopped_by": search.stopped_by,
+                        "optimal": False})  # annealing proves nothing about optimality
+        stdout.print_json(json.dumps(doc))
+        return EXIT_INTERRUPTED if search is not None and search.stopped_by == "interrupt" else 0
+    stdout.print(board_panel(board, title=board.notation()))
+    stdout.print(grid_words_table(board, words, args.show))
+    if search is not None:
+        stdout.print(f"best board found: {search.score} points after {search.evaluations:,} boards in "
+                     f"{search.seconds:.1f} s (seed {args.seed}; a heuristic, not a proven optimum)",
+                     style="green", highlight=False)
+        return EXIT_INTERRUPTED if search.stopped_by == "interrupt" else 0
+    return 0
+
+
+def _anneal(grid, rows, cols, trie, table, args, control):
+    def progress(score, evaluations):
+        control.solutions, control.nodes = score, evaluations
+
+    return grid.best_board(rows, cols, trie, table, args.seed, args.time_limit, control.stop, progress)

@@ -1,0 +1,44 @@
+"""``rect``: m×n word rectangles with either solver or both."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from cpmodel.commands.common import load_lexicon, run_solvers
+from cpmodel.control import Control, Request
+from cpmodel.errors import InputError
+from cpmodel.result import SolveResult
+from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
+
+
+def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:
+    m, n = parse_size(args.size)
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit must be at least 1, got {args.limit}")
+    if args.time_limit is not None and args.time_limit <= 0:
+        raise InputError(f"--time-limit must be positive, got {args.time_limit}")
+    if args.top is not None and args.top < 1:
+        raise InputError(f"--top must be at least 1, got {args.top}")
+    default = load_lexicon(args.dict, stderr)
+    row_lexicon = load_lexicon(args.row_dict, stderr) if args.row_dict else default
+    col_lexicon = load_lexicon(args.col_dict, stderr) if args.col_dict else default
+    pattern = parse_pattern(args.pattern, m, n) if args.pattern else None
+    return rectangle_spec(m, n, row_lexicon, col_lexicon, args.top, pattern, args.distinct, args.symmetric)
+
+
+def run(args, stdout: Console, stderr: Console) -> int:
+    spec = rect_spec_from_args(args, stderr)
+    return run_solvers(args, spec.size, lambda name, request, control: _solve_rect(name, spec, request, control, args),
+                       {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n,
+                        "words": {"rows": len(spec.row_words), "cols": len(spec.col_words)}},
+                       "rectangle", stdout, stderr)
+
+
+def _solve_rect(name: str, spec: RectangleSpec, request: Request, control: Control, args) -> SolveResult:
+    if name == "backtrack":
+        from heuristics.rectangle import solve
+
+        return solve(spec, request, control, orientation=args.orientation)
+    from cpmodel.rectangle import solve
+
+    return solve(spec, request, control, encoding=args.encoding, log=args.log)

@@ -1,0 +1,38 @@
+"""``words``: every word spellable from a rack."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+
+from cpmodel.commands.common import check_lengths, load_lexicon
+from cpmodel.errors import InputError
+from cpmodel.render import words_by_length
+from cpmodel.result import FOUND, NONE
+
+
+def run(args, stdout: Console, stderr: Console) -> int:
+    import time
+
+    from heuristics.words import BLANK, WordIndex, find_words
+
+    rack = args.letters.strip().lower()
+    if not rack or not all(c == BLANK or ("a" <= c <= "z") for c in rack):
+        raise InputError(f"LETTERS must be letters a-z or '?' for a blank, got {args.letters!r}")
+    check_lengths(args.min, args.max)
+    index = WordIndex(load_lexicon(args.dict, stderr).words)
+    started = time.perf_counter()
+    found = find_words(index, rack, args.min, args.max)
+    seconds = time.perf_counter() - started
+    if args.json:
+        doc = {"puzzle": "words", "letters": rack, "status": FOUND if found else NONE, "complete": True,
+               "count": len(found), "seconds": round(seconds, 5),
+               "words": [{"word": f.word, "blanks": list(f.blanks)} for f in found]}
+        stdout.print_json(json.dumps(doc))
+    elif found:
+        stdout.print(words_by_length(found))
+        stdout.print(f"{len(found)} words from {rack!r} · {seconds * 1000:.1f} ms", style="green", highlight=False)
+    else:
+        stdout.print(f"none: no word of {args.min}+ letters can be spelled from {rack!r}", style="yellow", highlight=False)
+    return 0
