@@ -240,9 +240,10 @@ def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=Fals
     model, variables = build_model(spec, rows, cols, encoding)
     if compact:
         _add_compactness_objective(model, variables)
-    if hint:
-        for (r, c), ch in hint.items():
-            model.add_hint(variables.letter[r][c], variables.alphabet.index(ch))
+    if hint is not None:  # every cell, blanks included, so the hint is a complete layout
+        for r in range(rows):
+            for c in range(cols):
+                model.add_hint(variables.letter[r][c], variables.alphabet.index(hint.get((r, c), BLANK)))
     solver = cp_model.CpSolver()
     prepare(solver, control, log, workers=2)  # the portfolio helps on these small, hard boxes
     status = solve_with_stop(solver, model, control)
@@ -271,16 +272,17 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
     started = time.perf_counter()
     hint = {(r, c): ch for r, row in enumerate(start_layout) for c, ch in enumerate(row) if ch != BLANK}
     rows, cols = len(start_layout), len(start_layout[0])
+    check_banana(hint, spec.hand, set(spec.words))  # the starting layout must itself be legal
     status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, hint=hint, compact=True)
-    if cells is None:
-        return _result(UNKNOWN, False, [], started, control.stop_reason() or "time-limit", [f"{rows}x{cols}"], solver)
+    if cells is None:  # nothing better within the limit: the known layout stands, unproven
+        cells, status = hint, cp_model.UNKNOWN
     check_banana(cells, spec.hand, set(spec.words))
     proven = status == cp_model.OPTIMAL
     result = _result(FOUND, proven, [tuple(layout_rows(cells))], started,
                       None if proven else control.stop_reason() or "time-limit", [f"{rows}x{cols}"], solver)
     rows_out = result.solutions[0]
-    result.objective = (len(rows_out) * len(rows_out[0]), 2 * (len(rows_out) + len(rows_out[0])))
-    result.stats["optimum_proven"] = proven
+    result.stats.update(optimum_proven=proven, area=len(rows_out) * len(rows_out[0]),
+                        perimeter=2 * (len(rows_out) + len(rows_out[0])))
     return result
 
 

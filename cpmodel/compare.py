@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from cpmodel.control import Control, Request
 from cpmodel.result import SolveResult
 
-RECT_CASES = [((3, 3), 300, "all"), ((4, 4), 500, "count"), ((4, 5), 1000, "count"), ((5, 6), 2000, "count")]
+RECT_CASES = [((3, 3), 100, "all"), ((3, 3), 300, "all"), ((4, 4), 300, "count"), ((4, 4), 500, "count"),
+              ((4, 5), 500, "count"), ((4, 5), 1000, "count"), ((5, 6), 1000, "count"), ((5, 6), 2000, "count")]
 BANANA_CASES = [(11, 0), (15, 0), (21, 0)]
 WORDSCAPES_CASES = [("ring", "....\n.##.\n....", "retains"), ("cross", "#.#\n...\n#.#\n#.#", "stone")]
 

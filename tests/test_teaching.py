@@ -36,7 +36,7 @@ def test_compare_suite_agrees_or_says_undecided(word_file):
     proc = run_cli("compare", "--dict", path, "--time-limit", "2", "--json", timeout=300)
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0
-    assert len(doc["rows"]) == 9
+    assert len(doc["rows"]) == 13
     assert {r["agreement"] for r in doc["rows"]} <= {"identical sets", "same count", "both valid", "undecided"}
     rect_3x3 = doc["rows"][0]
     assert rect_3x3["agreement"] == "identical sets" and rect_3x3["backtrack"]["count"] == rect_3x3["cpsat"]["count"]
