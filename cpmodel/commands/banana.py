@@ -60,10 +60,14 @@ def run(args, stdout: Console, stderr: Console) -> int:
         if final.solutions:
             stdout.print(grid_panel(tuple(row.replace(".", " ") for row in final.solutions[0]), title=f"{len(hand)} tiles"))
         for r in results:
-            stdout.print(summary(r, "layout"), highlight=False)
-            if r.stats.get("optimum_proven") is not None:
-                proven = "proven smallest" if r.stats["optimum_proven"] else "not proven smallest"
-                stdout.print(f"bounding box {len(r.solutions[0])}x{len(r.solutions[0][0])} ({proven})", highlight=False)
+            if "optimum_proven" in r.stats:  # the --compact step
+                rows = r.solutions[0]
+                proven = "proven smallest" if r.stats["optimum_proven"] else f"not proven smallest ({r.stopped_by})"
+                stdout.print(f"compacted by cpsat: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']} "
+                             f"({proven}) · {r.seconds:.2f} s · {r.stats.get('branches', 0):,} branches",
+                             style="green", highlight=False)
+            else:
+                stdout.print(summary(r, "layout"), highlight=False)
         if agreement:
             stdout.print(comparison_table(results[:2], agreement))
     if interrupted:
