@@ -62,7 +62,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         for r in results:
             if "optimum_proven" in r.stats:  # the --compact step
                 rows = r.solutions[0]
-                proven = "proven smallest" if r.stats["optimum_proven"] else f"not proven smallest ({r.stopped_by})"
+                proven = "proven smallest" if r.stats["optimum_proven"] else f"not proven smallest: stopped by {r.stopped_by}"
                 stdout.print(f"compacted by cpsat: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']} "
                              f"({proven}) · {r.seconds:.2f} s · {r.stats.get('branches', 0):,} branches",
                              style="green", highlight=False)
