@@ -43,26 +43,24 @@ Options.
                 minimise  W · max_slot rank + Σ_slot rank,  W = (m+n)·|list| + 1
                 (Knuth's criterion: largest rank first, then the sum)
 
-Why CP-SAT is slow on the full lexicon, and what we do about it (measured,
-see benchmarks/rectangle.py and docs/modelling.md):
+Why CP-SAT is slow here, and what we do about it (measured with
+``python benchmarks/rectangle_cpsat.py``; see docs/modelling.md):
 
 * The model is large but easy: 5 tables of 16,703 tuples and 6 of 9,483.
-  With default parameters on 2 workers the first 5×6 took ~20 s here, with
-  ~170k branches: the portfolio spends its time in presolve (table
-  compression and expansion into clauses), LP and LNS workers that cannot
-  help a pure feasibility problem, and a search that jumps between rows.
+  With default parameters (presolve, 2-worker portfolio) the first 5×6 took
+  30.5 s and 233k branches: presolve expands and compresses the tables, and
+  the portfolio's LP and LNS workers cannot help a pure feasibility problem.
 * Presolve off plus a fixed first-fail search (the cell with the fewest
-  letters left, smallest letter first) turns it into a propagate-and-branch
-  search like Algorithm B: the first 5×6 took ~4 s with ~1.7k branches.
-  Almost all of that is loading and propagating the big tables, not search.
-* Enumeration uses a single worker (CP-SAT enumerates only on one) and the
-  same search, and is where CDCL struggles: every conflict's reason is a set
-  of tuple literals, so learned clauses average thousands of literals (the
-  log showed 46M learned literals over 8.5k conflicts on --top 3000) and a
-  branch costs milliseconds. First-fail found 5 of the 6 rectangles of
-  --top 3000 in 60 s where row-major order found 1; turning off clause
-  minimisation and inprocessing, or stating the DAWG states explicitly,
-  did not help. The backtracker enumerates them in under a second.
+  letters left, smallest letter first), on one worker, turns it into a
+  propagate-and-branch search like Algorithm B: 3.3 s and 1.7k branches,
+  almost all of it spent loading and propagating the big tables.
+* Enumeration is where CDCL struggles. Each conflict's reason is a set of
+  tuple literals, so learned clauses grow huge: counting the 5×6 of
+  --top 3000 learned 158M literals over 33.6k conflicts (4.7k per clause)
+  and had not finished after 120 s, though it had found all 6 rectangles.
+  The backtracker enumerates them in 0.85 s. Turning off clause
+  minimisation or inprocessing, row-major, column-major or interleaved cell
+  orders, Boolean decisions, and explicit DAWG states did not change that.
 """
 
 from __future__ import annotations
