@@ -24,7 +24,10 @@ The candidates at level l+1 are computed in a few big-integer operations,
 
 which is exactly the set of words w with  T_{l+1}(π_j w_j) = 1  for all j,
 so no candidate is ever tried and rejected: every word taken from C is a
-node that passes the cutoff. The union for (j, NEXT[π]) is memoised.
+node that passes the cutoff. The union for (j, NEXT[π]) is memoised, and so
+is the *step table* A_j[c] = the candidates of the next line if π_j grows by
+c: a node computes each child's candidate set as ⋂_j A_j[w_j], one unrolled
+chain of big-integer ANDs per word, which is the search's innermost loop.
 At the last level C *is* the set of completions, so ``--count`` adds
 ``C.bit_count()`` instead of visiting each leaf.
 
@@ -49,7 +52,7 @@ from cpmodel.specs import RectangleSpec
 from cpmodel.validate import check_rectangle, rank_objective
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
-_CHECK_EVERY = 1024  # nodes between polls of the stop flag and the clock
+_CHECK_EVERY = 1024  # _descend calls between polls of the stop flag and the clock
 
 
 class _Stop(Exception):
