@@ -122,3 +122,36 @@ def check_banana(cells: dict, hand: str, word_set) -> None:
     problems = banana_problems(cells, hand, word_set)
     if problems:
         raise AssertionError("invalid layout from solver: " + "; ".join(problems))
+
+
+def rack_word_problems(word: str, rack: str, blanks: tuple[int, ...], word_set) -> list[str]:
+    """A word found from a rack: in the dictionary, and its non-blank letters
+    (all but the positions in ``blanks``) fit the rack's letters."""
+    from collections import Counter
+
+    problems = [] if word in word_set else [f"{word!r} is not a dictionary word"]
+    tiles = Counter(c for c in rack if c != "?")
+    needed = Counter(c for k, c in enumerate(word) if k not in blanks)
+    if needed - tiles:
+        problems.append(f"{word!r} needs {''.join(sorted((needed - tiles).elements()))} beyond the rack {rack!r}")
+    if len(blanks) > rack.count("?"):
+        problems.append(f"{word!r} uses {len(blanks)} blanks, the rack has {rack.count('?')}")
+    return problems
+
+
+def grid_word_problems(board, word: str, path, word_set) -> list[str]:
+    """A word found on a grid board: a dictionary word spelled by a path of
+    distinct, 8-neighbour-adjacent tiles."""
+    problems = [] if word in word_set else [f"{word!r} is not a dictionary word"]
+    if len(set(path)) != len(path):
+        problems.append(f"the path of {word!r} uses a tile twice")
+    if any(max(abs(a - c), abs(b - d)) != 1 for (a, b), (c, d) in zip(path, path[1:])):
+        problems.append(f"the path of {word!r} jumps between tiles that do not touch")
+    if "".join(board.tile(r, c).text for r, c in path) != word:
+        problems.append(f"the path of {word!r} spells something else")
+    return problems
+
+
+def check_all(problems: list[str], what: str) -> None:
+    if problems:
+        raise AssertionError(f"invalid {what} from solver: " + "; ".join(problems))

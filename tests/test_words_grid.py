@@ -155,3 +155,17 @@ def test_annealing_improves_on_its_start(lexicon_words):
     points = grid.points_by_length(score_table("boggle"))
     assert result.score == grid.boggle_total([t.text for t in result.board.tiles], adjacent, trie, points)
     assert result.score > result.history[0][1] and result.evaluations > 10
+
+
+def test_finder_validators_catch_bad_answers():
+    from cpmodel.validate import grid_word_problems, rack_word_problems
+
+    words = {"cat", "act", "tact"}
+    assert rack_word_problems("cat", "tac", (), words) == []
+    assert rack_word_problems("cat", "ta?", (0,), words) == []
+    assert any("beyond the rack" in p for p in rack_word_problems("tact", "tac", (), words))
+    assert any("not a dictionary word" in p for p in rack_word_problems("tac", "tac", (), words))
+    board = parse_grid("cat/xxx/xxx")
+    assert grid_word_problems(board, "cat", [(0, 0), (0, 1), (0, 2)], words) == []
+    assert any("do not touch" in p for p in grid_word_problems(board, "act", [(0, 1), (0, 0), (0, 2)], words))
+    assert any("twice" in p for p in grid_word_problems(board, "tact", [(0, 2), (0, 1), (0, 0), (0, 1)], words))

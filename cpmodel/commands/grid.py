@@ -14,6 +14,7 @@ from cpmodel.render import board_panel, grid_words_table
 from cpmodel.result import FOUND, NONE
 from cpmodel.specs import parse_size
 from cpmodel.supervise import Supervisor
+from cpmodel.validate import check_all, grid_word_problems
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
@@ -36,7 +37,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
         if args.score != "boggle":
             raise InputError("--best searches for Boggle score; use --score boggle")
     board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
-    trie = build_trie(load_lexicon(args.dict, stderr).words)
+    lexicon_words = load_lexicon(args.dict, stderr).words
+    trie = build_trie(lexicon_words)
     gc.freeze()  # the trie is millions of dicts; spare them from every GC pass
     search = None
     if args.best:
@@ -45,6 +47,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
         search = supervisor.run(lambda: _anneal(grid, rows, cols, trie, table, args, control))
         board = search.board
     words = grid.find_words(board, trie, table, args.min, args.max)
+    word_set = set(lexicon_words)
+    check_all([p for w in words for p in grid_word_problems(board, w.word, w.path, word_set)], "word list")
     total = sum(w.score for w in words)
     if args.json:
         doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,

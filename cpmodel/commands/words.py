@@ -10,6 +10,7 @@ from cpmodel.commands.common import check_lengths, load_lexicon
 from cpmodel.errors import InputError
 from cpmodel.render import words_by_length
 from cpmodel.result import FOUND, NONE
+from cpmodel.validate import check_all, rack_word_problems
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
@@ -25,6 +26,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
     started = time.perf_counter()
     found = find_words(index, rack, args.min, args.max)
     seconds = time.perf_counter() - started
+    word_set = set(index.words)
+    check_all([p for f in found for p in rack_word_problems(f.word, rack, f.blanks, word_set)], "word list")
     if args.json:
         doc = {"puzzle": "words", "letters": rack, "status": FOUND if found else NONE, "complete": True,
                "count": len(found), "seconds": round(seconds, 5),
@@ -32,7 +35,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         stdout.print_json(json.dumps(doc))
     elif found:
         stdout.print(words_by_length(found))
-        stdout.print(f"{len(found)} words from {rack!r} · {seconds * 1000:.1f} ms", style="green", highlight=False)
+        stdout.print(f"{len(found)} words from {rack!r} · {seconds * 1000:.1f} ms (building the word index included)", style="green", highlight=False)
     else:
         stdout.print(f"none: no word of {args.min}+ letters can be spelled from {rack!r}", style="yellow", highlight=False)
     return 0
