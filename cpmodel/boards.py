@@ -108,18 +108,7 @@ class CrosswordBoard:
 
     def slots(self) -> list[tuple[tuple[int, int], ...]]:
         """Every maximal horizontal or vertical run of ≥ 2 open cells."""
-        runs = []
-        for dr, dc in ((0, 1), (1, 0)):
-            for (r, c) in sorted(self.cells):
-                if (r - dr, c - dc) in self.cells:
-                    continue  # not the start of a run
-                run = []
-                while (r, c) in self.cells:
-                    run.append((r, c))
-                    r, c = r + dr, c + dc
-                if len(run) >= 2:
-                    runs.append(tuple(run))
-        return runs
+        return [run for _, run in runs_of(self.cells)]
 
 
 def parse_crossword(text: str, source: str = "board") -> CrosswordBoard:
@@ -167,15 +156,21 @@ def layout_rows(cells: dict) -> list[str]:
     return ["".join(cells.get((r, c), ".") for c in range(left, max(cols) + 1)) for r in range(top, max(rows) + 1)]
 
 
-def maximal_runs(cells: dict):
-    """(word, start, 'across'|'down') for every maximal run of ≥ 2 letters."""
+def runs_of(cells):
+    """('across'|'down', cells of the run) for every maximal run of ≥ 2 cells."""
     for direction, (dr, dc) in (("across", (0, 1)), ("down", (1, 0))):
         for (r, c) in sorted(cells):
             if (r - dr, c - dc) in cells:
-                continue
-            letters, (rr, cc) = [], (r, c)
-            while (rr, cc) in cells:
-                letters.append(cells[(rr, cc)])
-                rr, cc = rr + dr, cc + dc
-            if len(letters) >= 2:
-                yield "".join(letters), (r, c), direction
+                continue  # not the start of a run
+            run = []
+            while (r, c) in cells:
+                run.append((r, c))
+                r, c = r + dr, c + dc
+            if len(run) >= 2:
+                yield direction, tuple(run)
+
+
+def maximal_runs(cells: dict):
+    """(word, start, 'across'|'down') for every maximal run of ≥ 2 letters."""
+    for direction, run in runs_of(cells):
+        yield "".join(cells[cell] for cell in run), run[0], direction

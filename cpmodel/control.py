@@ -15,6 +15,15 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 
+class SearchStopped(Exception):
+    """Raised inside a backtracker to unwind its recursion when the caller's
+    limit, clock or Ctrl-C says so; ``reason`` becomes ``stopped_by``."""
+
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
 @dataclass(frozen=True)
 class Request:
     limit: int | None = 1  # stop after this many solutions; None = all

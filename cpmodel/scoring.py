@@ -42,15 +42,15 @@ class ScoreTable:
     def score(self, word: str, tiles) -> int:
         """Score of ``word`` spelled by ``tiles`` (objects with text, letter_mult, word_mult)."""
         if self.kind == "boggle":
-            return _by_length(self.length_points, len(word))
+            return points_for_length(self.length_points, len(word))
         letters = sum(self.tile_value(t.text) * t.letter_mult for t in tiles)
         factor = 1
         for t in tiles:
             factor *= t.word_mult
-        return letters * factor + _by_length(self.length_bonus, len(word))
+        return letters * factor + points_for_length(self.length_bonus, len(word))
 
 
-def _by_length(table: dict[int, int], length: int) -> int:
+def points_for_length(table: dict[int, int], length: int) -> int:
     """table[length], where the largest key also covers every longer word."""
     if not table or length < min(table):
         return 0

@@ -125,8 +125,11 @@ class WordscapesSpec:
         )
 
 
-def spellable(word: str, wheel_counts: dict) -> bool:
-    return all(word.count(c) <= n for c, n in wheel_counts.items() if c in word) and set(word) <= set(wheel_counts)
+def spellable(word: str, wheel_counts) -> bool:
+    """The word's letter counts fit inside ``wheel_counts`` (a Counter)."""
+    from collections import Counter
+
+    return not Counter(word) - Counter(wheel_counts)
 
 
 def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> WordscapesSpec:

@@ -27,17 +27,12 @@ from __future__ import annotations
 import time
 from collections import Counter
 
-from cpmodel.control import Control
+from cpmodel.control import Control, SearchStopped
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import BananaSpec
 from cpmodel.validate import check_banana
 
 ACROSS, DOWN = (0, 1), (1, 0)
-
-
-class _Stop(Exception):
-    def __init__(self, reason: str):
-        self.reason = reason
 
 
 class LayoutSearch:
@@ -59,7 +54,7 @@ class LayoutSearch:
                 self.board[(0, 0)] = self.spec.hand
                 return "found"
             return "found" if self._first_word() else None
-        except _Stop as stop:
+        except SearchStopped as stop:
             return stop.reason
 
     def _first_word(self) -> bool:
@@ -181,7 +176,7 @@ class LayoutSearch:
             self.control.nodes = self.calls
             reason = self.control.stop_reason()
             if reason:
-                raise _Stop(reason)
+                raise SearchStopped(reason)
 
 
 def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None) -> SolveResult:

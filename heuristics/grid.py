@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 
 from cpmodel.boards import GridBoard, Tile
-from cpmodel.scoring import ScoreTable
+from cpmodel.scoring import ScoreTable, points_for_length
 
 _END = ""  # the trie's end-of-word key (heuristics.words.build_trie)
 
@@ -114,9 +114,7 @@ def boggle_total(letters: list[str], adjacent, trie: dict, points: list[int]) ->
 
 def points_by_length(table: ScoreTable, longest: int = 17) -> list[int]:
     """Boggle points as a list indexed by length (the last entry covers longer words)."""
-    from cpmodel.scoring import _by_length
-
-    return [_by_length(table.length_points, n) for n in range(longest + 1)]
+    return [points_for_length(table.length_points, n) for n in range(longest + 1)]
 
 
 def roll_dice(seed: int) -> GridBoard:

@@ -46,20 +46,13 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from cpmodel.control import Control, Request
+from cpmodel.control import Control, Request, SearchStopped
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import RectangleSpec
 from cpmodel.validate import check_rectangle, rank_objective
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _CHECK_EVERY = 1024  # _descend calls between polls of the stop flag and the clock
-
-
-class _Stop(Exception):
-    """Unwinds the recursion when the caller's limit, clock or Ctrl-C says so."""
-
-    def __init__(self, reason: str):
-        self.reason = reason
 
 
 @dataclass
@@ -210,7 +203,7 @@ class RectangleSearch:
             root &= self.tables.allowed(j, prefix)
         try:
             self._descend(0, prefixes, (), self._side_filter(0, (), root))
-        except _Stop as stop:
+        except SearchStopped as stop:
             return stop.reason
         return None
 
@@ -277,7 +270,7 @@ class RectangleSearch:
             self.control.nodes = sum(self.profile)
             reason = self.control.stop_reason()
             if reason:
-                raise _Stop(reason)
+                raise SearchStopped(reason)
 
     def _add_count(self, found: int) -> None:
         limit = self.request.limit
@@ -286,7 +279,7 @@ class RectangleSearch:
         self.count += found
         self.control.solutions = self.count
         if limit is not None and self.count >= limit:
-            raise _Stop("limit")
+            raise SearchStopped("limit")
 
     # -- leaves ----------------------------------------------------------------
 

@@ -11,15 +11,10 @@ from __future__ import annotations
 
 import time
 
-from cpmodel.control import Control, Request, SolutionSink
+from cpmodel.control import Control, Request, SearchStopped, SolutionSink
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import WordscapesSpec
 from cpmodel.validate import check_wordscapes
-
-
-class _Stop(Exception):
-    def __init__(self, reason: str):
-        self.reason = reason
 
 
 class SlotFiller:
@@ -37,7 +32,7 @@ class SlotFiller:
     def run(self) -> str | None:
         try:
             self._fill(set(range(len(self.spec.slots))))
-        except _Stop as stop:
+        except SearchStopped as stop:
             return stop.reason
         return None
 
@@ -47,7 +42,7 @@ class SlotFiller:
             self.control.nodes = self.nodes
             reason = self.control.stop_reason()
             if reason:
-                raise _Stop(reason)
+                raise SearchStopped(reason)
         if not open_slots:
             self._complete()
             return
@@ -73,7 +68,7 @@ class SlotFiller:
             rows = self.spec.render(letters)
             check_wordscapes(self.spec, rows)
             if self.sink.record(rows):
-                raise _Stop("limit")
+                raise SearchStopped("limit")
 
 
 def _assignments(n: int, letters: list[str]):
