@@ -7,9 +7,12 @@ import json
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_DISAGREE, EXIT_INTERRUPTED, combined_status, hand_finder, load_lexicon, read_user_file
+from cpmodel import engines
+from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, combined_status, engine_names, hand_finder,
+                                     load_lexicon, read_user_file)
 from cpmodel.control import Control
 from cpmodel.errors import InputError
+from cpmodel.jobs import Job
 from cpmodel.render import comparison_table, grid_panel, summary
 from cpmodel.result import FOUND, NONE, SolveResult
 from cpmodel.supervise import Supervisor
@@ -28,12 +31,15 @@ def run(args, stdout: Console, stderr: Console) -> int:
     lexicon = load_lexicon(args.dict, stderr)
     spec = banana_spec(hand, lexicon, hand_finder(lexicon))
     gc.freeze()
-    solvers = ["backtrack", "cpsat"] if args.solver == "both" else [args.solver]
+    solvers = engine_names(args.solver, "banana")
+    job = Job("banana", spec, args.solver, time_limit=args.time_limit,
+              options={"mode": args.mode, "encoding": args.encoding, "log": args.log})
     results, interrupted = [], False
     for name in solvers:
         control = Control(time_limit=args.time_limit)
         supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr)
-        results.append(supervisor.run(lambda: _solve_banana(name, spec, control, args)))
+        engine_job = job.with_engine(name)
+        results.append(supervisor.run(lambda: engines.run(engine_job, control)))
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break
@@ -73,16 +79,6 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement and agreement.startswith("DISAGREE") else 0
-
-
-def _solve_banana(name, spec, control, args) -> SolveResult:
-    if name == "backtrack":
-        from heuristics.bananagrams import solve
-
-        return solve(spec, args.mode, control)
-    from cpmodel.bananagrams import solve
-
-    return solve(spec, control, args.encoding, args.log)
 
 
 def banana_agreement(results: list[SolveResult]) -> str:

@@ -9,6 +9,7 @@ from rich.console import Console
 
 from cpmodel.control import Control, Request
 from cpmodel.errors import InputError
+from cpmodel.jobs import Job
 from cpmodel.lexicon import Lexicon, load_default, load_file
 from cpmodel.render import comparison_table, grid_panel, summary
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
@@ -38,21 +39,30 @@ def load_lexicon(path: str | None, stderr: Console) -> Lexicon:
         stderr.print(f"warning: skipped {lexicon.skipped} lines of {path} that are not a-z words", style="yellow", highlight=False)
     return lexicon
 
-def solve_request(args, on_solution=None) -> Request:
+def solve_request(args) -> Request:
+    """The mode options as a Request (without a streaming callback, so it pickles)."""
     if getattr(args, "best", False):
-        return Request(limit=None, best=True, on_solution=on_solution)
+        return Request(limit=None, best=True)
     if args.all or args.count:
-        return Request(limit=None, count_only=args.count, on_solution=on_solution)
-    return Request(limit=args.limit or 1, on_solution=on_solution)
+        return Request(limit=None, count_only=args.count)
+    return Request(limit=args.limit or 1)
 
-def run_solvers(args, label: str, solve_with, header: dict, what: str, stdout: Console, stderr: Console) -> int:
-    """Run the chosen solver(s) under supervision and print the result(s).
+def engine_names(choice: str, puzzle: str) -> list[str]:
+    """``--solver``'s value as engine names: one engine, or ``both`` for the cross-check."""
+    from cpmodel.engines import engines_for
+
+    return engines_for(puzzle) if choice == "both" else [choice]
+
+def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: str, as_json: bool,
+                stdout: Console, stderr: Console) -> int:
+    """Run ``job`` on each engine under supervision and print the result(s).
 
     Shared by every puzzle with a CP-SAT model and a backtracker: streaming,
     Ctrl-C, the --solver both cross-check, JSON and exit codes."""
-    solvers = ["backtrack", "cpsat"] if args.solver == "both" else [args.solver]
-    best = getattr(args, "best", False)
-    stream = not args.json and not args.count and not best and args.solver != "both"
+    from cpmodel import engines as registry
+
+    request = job.request
+    stream = not as_json and not request.count_only and not request.best and len(engines) == 1
     printed = [0]
 
     def print_grid(rows) -> None:
@@ -60,19 +70,19 @@ def run_solvers(args, label: str, solve_with, header: dict, what: str, stdout: C
         stdout.print(grid_panel(rows, title=f"#{printed[0]}"))
 
     results, interrupted = [], False
-    for name in solvers:
-        control = Control(time_limit=args.time_limit)
+    for name in engines:
+        control = Control(time_limit=job.time_limit)
         supervisor = Supervisor(control, f"{name} {label}", stderr, print_grid if stream else None)
-        request = solve_request(args, supervisor.stream)
-        results.append(supervisor.run(lambda: solve_with(name, request, control)))
+        engine_job = job.with_engine(name)
+        results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break
     agreement = compare_results(results) if len(results) == 2 else None
-    if args.json:
-        stdout.print_json(json.dumps(solve_document(header, args, results, agreement)))
+    if as_json:
+        stdout.print_json(json.dumps(solve_document(header, request, results, agreement)))
     else:
-        print_results(stdout, results, agreement, what, already_printed=stream, count_only=args.count)
+        print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
@@ -93,9 +103,9 @@ def compare_results(results: list[SolveResult]) -> str:
         return "DISAGREE: different solution sets"
     return "identical solution sets" if a.solutions or a.count == 0 else "same count"
 
-def solve_document(header: dict, args, results: list[SolveResult], agreement: str | None) -> dict:
+def solve_document(header: dict, request: Request, results: list[SolveResult], agreement: str | None) -> dict:
     """The stable JSON document: status, count, complete, solutions, seconds, ..."""
-    with_solutions = not args.count
+    with_solutions = not request.count_only
     main = results[0]
     doc = dict(header)
     doc.update(main.to_json(with_solutions))

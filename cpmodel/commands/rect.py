@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpmodel.commands.common import load_lexicon, run_solvers
-from cpmodel.control import Control, Request
+from cpmodel.commands.common import engine_names, load_lexicon, run_solvers, solve_request
 from cpmodel.errors import InputError
-from cpmodel.result import SolveResult
+from cpmodel.jobs import Job
 from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 
 
@@ -26,19 +25,15 @@ def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:
     return rectangle_spec(m, n, row_lexicon, col_lexicon, args.top, pattern, args.distinct, args.symmetric)
 
 
+def rect_job_from_args(args, stderr: Console) -> Job:
+    """The whole question as plain data: spec, mode, limit and engine options."""
+    options = {"encoding": args.encoding, "orientation": args.orientation, "log": args.log}
+    return Job("rect", rect_spec_from_args(args, stderr), args.solver, solve_request(args), args.time_limit, options)
+
+
 def run(args, stdout: Console, stderr: Console) -> int:
-    spec = rect_spec_from_args(args, stderr)
-    return run_solvers(args, spec.size, lambda name, request, control: _solve_rect(name, spec, request, control, args),
-                       {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n,
-                        "words": {"rows": len(spec.row_words), "cols": len(spec.col_words)}},
-                       "rectangle", stdout, stderr)
-
-
-def _solve_rect(name: str, spec: RectangleSpec, request: Request, control: Control, args) -> SolveResult:
-    if name == "backtrack":
-        from heuristics.rectangle import solve
-
-        return solve(spec, request, control, orientation=args.orientation)
-    from cpmodel.rectangle import solve
-
-    return solve(spec, request, control, encoding=args.encoding, log=args.log)
+    job = rect_job_from_args(args, stderr)
+    spec = job.spec
+    header = {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n,
+              "words": {"rows": len(spec.row_words), "cols": len(spec.col_words)}}
+    return run_solvers(job, engine_names(args.solver, "rect"), spec.size, header, "rectangle", args.json, stdout, stderr)

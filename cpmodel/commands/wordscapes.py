@@ -6,8 +6,9 @@ import re
 
 from rich.console import Console
 
-from cpmodel.commands.common import load_lexicon, read_user_file, run_solvers
+from cpmodel.commands.common import engine_names, load_lexicon, read_user_file, run_solvers, solve_request
 from cpmodel.errors import InputError
+from cpmodel.jobs import Job
 from cpmodel.lexicon import Lexicon
 
 
@@ -17,17 +18,11 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if args.top is not None and args.top < 1:
         raise InputError(f"--top must be at least 1, got {args.top}")
     spec = wordscapes_spec_from_args(args, stderr)
-
-    def solve_with(name, request, control):
-        if name == "backtrack":
-            from heuristics.wordscapes import solve
-            return solve(spec, request, control)
-        from cpmodel.wordscapes import solve
-        return solve(spec, request, control, log=args.log)
-
+    job = Job("wordscapes", spec, args.solver, solve_request(args), args.time_limit, {"log": args.log})
     header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
               "candidates": [len(c) for c in spec.candidates]}
-    return run_solvers(args, f"wordscapes {len(spec.slots)} slots", solve_with, header, "fill", stdout, stderr)
+    return run_solvers(job, engine_names(args.solver, "wordscapes"), f"wordscapes {len(spec.slots)} slots", header,
+                       "fill", args.json, stdout, stderr)
 
 
 def wordscapes_spec_from_args(args, stderr: Console):

@@ -1,0 +1,91 @@
+"""The one registry of engines: (puzzle, engine name) → how to run a job.
+
+Every entry takes the same three things, a :class:`~cpmodel.jobs.Job`, the
+:class:`~cpmodel.control.Control` that watches it and an optional streaming
+callback, and returns a :class:`~cpmodel.result.SolveResult`. Everything
+that chooses or combines engines (``--solver``, the cross-check, portfolios,
+sharded runs) goes through :func:`run` and asks :func:`engines_for` and
+:func:`is_exact`; nothing else switches on engine names. Adding an engine
+is one adapter function and one line in ``_REGISTRY``.
+
+Imports happen inside the adapters, so that naming an engine costs nothing
+and the backtrackers run where ortools is not loaded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Callable
+
+from cpmodel.control import Control
+from cpmodel.jobs import Job
+from cpmodel.result import SolveResult
+
+
+def _rect_backtrack(job: Job, control: Control, request) -> SolveResult:
+    from heuristics.rectangle import solve
+
+    return solve(job.spec, request, control, orientation=job.option("orientation", "auto"))
+
+
+def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
+    from cpmodel.rectangle import solve
+
+    return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False))
+
+
+def _wordscapes_backtrack(job: Job, control: Control, request) -> SolveResult:
+    from heuristics.wordscapes import solve
+
+    return solve(job.spec, request, control)
+
+
+def _wordscapes_cpsat(job: Job, control: Control, request) -> SolveResult:
+    from cpmodel.wordscapes import solve
+
+    return solve(job.spec, request, control, log=job.option("log", False))
+
+
+def _banana_backtrack(job: Job, control: Control, request) -> SolveResult:
+    from heuristics.bananagrams import solve
+
+    return solve(job.spec, job.option("mode", "free"), control)
+
+
+def _banana_cpsat(job: Job, control: Control, request) -> SolveResult:
+    from cpmodel.bananagrams import solve
+
+    return solve(job.spec, control, job.option("encoding", "automaton"), job.option("log", False))
+
+
+@dataclass(frozen=True)
+class Engine:
+    run: Callable[[Job, Control, object], SolveResult]
+    exact: bool  # an exhausted search proves `none` (and complete sets, counts, optima)
+
+
+_REGISTRY: dict[str, dict[str, Engine]] = {
+    "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cpsat": Engine(_rect_cpsat, exact=True)},
+    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cpsat": Engine(_wordscapes_cpsat, exact=True)},
+    # the layout search is anchored and incomplete: it can find layouts, never prove there is none
+    "banana": {"backtrack": Engine(_banana_backtrack, exact=False), "cpsat": Engine(_banana_cpsat, exact=True)},
+}
+
+
+def engines_for(puzzle: str) -> list[str]:
+    """The engine names that can answer this puzzle, in registry order."""
+    return list(_REGISTRY[puzzle])
+
+
+def is_exact(puzzle: str, engine: str) -> bool:
+    return _REGISTRY[puzzle][engine].exact
+
+
+def run(job: Job, control: Control | None = None, on_solution=None) -> SolveResult:
+    """Run one job in this process; ``on_solution`` streams each validated solution."""
+    engine = _REGISTRY[job.puzzle].get(job.engine)
+    if engine is None:
+        raise ValueError(f"no engine {job.engine!r} for {job.puzzle} (have {', '.join(engines_for(job.puzzle))})")
+    control = control or Control(time_limit=job.time_limit)
+    request = replace(job.request, on_solution=on_solution) if on_solution else job.request
+    return engine.run(job, control, request)
