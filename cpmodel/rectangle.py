@@ -29,6 +29,9 @@ Constraints.
                variables are functions of the letters, so each rectangle is
                reported once.
 
+When R or C is empty (no word of a needed length) the model is just the
+empty clause: infeasible, so CP-SAT proves ``none`` whatever the options.
+
 In every encoding the letters determine all other variables (ℓ from b, s from
 the letters because words are distinct, DAWG states because the DAWG is
 deterministic), so enumerating solutions of the model enumerates rectangles
@@ -111,6 +114,11 @@ def build_model(
             model.add_exactly_one(b[i][j])
             model.add_map_domain(letter[i][j], b[i][j])
 
+    # a slot length without words: no rectangle exists, and the empty clause says so
+    if not spec.row_words or not spec.col_words:
+        model.add_bool_or([])
+        return model, variables
+
     # (2), (3) every row and every column is a word
     need_ids = spec.distinct or best
     for kind, index, cells, words in _slots(spec, variables):
@@ -166,9 +174,6 @@ def _add_layered_automaton(model, kind, index, cells, dawg) -> None:
 
 def _add_word_constraint(model, variables, encoding, kind, index, cells, words, enumerating=False) -> None:
     """The slot's letters spell a word of ``words``, in the chosen encoding."""
-    if not words:
-        model.add_bool_or([])  # no word of this length: the empty clause, infeasible
-        return
     if encoding == "table":
         model.add_allowed_assignments(cells, [_codes(w) for w in words])
     elif encoding == "automaton" and not enumerating:

@@ -139,3 +139,15 @@ def test_best_matches_brute_force_optimum(default_lexicon):
         cp = cpsat.solve(spec, Request(limit=None, best=True), encoding=encoding)
         assert cp.objective == expected and cp.complete, encoding
         assert rank_objective(spec, cp.solutions[0]) == expected
+
+
+@pytest.mark.parametrize("size", [(1, 1), (2, 3), (3, 4), (4, 3)])
+@pytest.mark.parametrize("mode", ["first", "all", "best", "distinct", "distinct-best"])
+def test_slot_length_without_words_is_proven_none(tiny_lexicon, size, mode):
+    # the tiny lexicon has only 3-letter words: some slot of each size has no word at all
+    spec = rectangle_spec(*size, tiny_lexicon, distinct=mode.startswith("distinct"))
+    assert not spec.row_words or not spec.col_words
+    request = Request(limit=None, best=True) if mode.endswith("best") else Request(limit=1 if mode == "first" else None)
+    for name, result in every_solver(spec, request):
+        assert result.status == "none" and result.complete and result.count == 0, name
+        assert result.objective is None, name
