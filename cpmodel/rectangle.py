@@ -251,7 +251,14 @@ def search_parameters(solver: cp_model.CpSolver, request: Request, control: Cont
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
-    """Reads each solution's rows, validates them, and stops at the limit."""
+    """Reads each solution's rows, validates them, and stops at the limit.
+
+    Under ``best`` an intermediate solution's objective may overstate its
+    letters' value: CP-SAT may relax largest = max(ranks) to largest ≥ ranks
+    when minimising, so the next "improving" solution can be the same
+    rectangle with a smaller ``largest`` (seen in ~10% of repeated solves of
+    a 3×3 --symmetric --encoding onehot). So the collector judges each
+    solution by its letters (rank_objective) and keeps the best rectangle."""
 
     def __init__(self, spec, variables, request, control):
         super().__init__()
@@ -266,16 +273,25 @@ class _Collector(cp_model.CpSolverSolutionCallback):
             "".join(ALPHABET[self.value(v)] for v in row_letters) for row_letters in self.variables.letter
         )
         check_rectangle(self.spec, rows)
+        if self.request.best:
+            self._improve(rows)
+            return
         if rows in self.seen:
             raise AssertionError(f"CP-SAT reported {rows} twice: the model has an undetermined variable")
-        if self.request.best:  # each improving solution replaces the last
-            self.best = rank_objective(self.spec, rows)
-            self.sink.solutions.clear()
-            self.sink.count = 0
         self.seen.add(rows)
         if self.sink.record(rows):
             self.reached_limit = True
             self.stop_search()
+
+    def _improve(self, rows: tuple[str, ...]) -> None:
+        """--best: a rectangle whose letters rank better replaces the kept one."""
+        value = rank_objective(self.spec, rows)
+        if self.best is not None and value >= self.best:
+            return  # the same rectangle again (or no better): nothing new
+        self.best = value
+        self.sink.solutions.clear()
+        self.sink.count = 0
+        self.sink.record(rows)
 
 
 def solve(
