@@ -115,7 +115,7 @@ class WordscapesSpec:
     min_len: int
     slots: tuple[tuple[tuple[int, int], ...], ...]
     candidates: tuple[tuple[str, ...], ...]
-    lone_cells: tuple[tuple[int, int], ...]  # open cells in no slot: any wheel letter
+    lone_cells: tuple[tuple[int, int], ...]  # open cells in no slot: a wheel letter (kept if pre-filled)
 
     def render(self, letters: dict) -> tuple[str, ...]:
         """Rows of the filled board: letters, '#' for blocked cells."""

@@ -24,12 +24,18 @@ class SlotFiller:
         self.used: set[str] = set()
         self.sink = SolutionSink(request, control)
         self.nodes = 0
+        # lone cells (in no slot) keep a pre-filled letter; the others take any wheel letter
+        given = spec.board.cells
+        self.free_lone = [cell for cell in spec.lone_cells if not given[cell]]
+        self.lone_fit = all(given[cell] in spec.wheel for cell in spec.lone_cells if given[cell])
 
     def fits(self, slot, word: str) -> bool:
         letters = self.letters
         return all(letters.get(cell, ch) == ch for cell, ch in zip(slot, word))
 
     def run(self) -> str | None:
+        if not self.lone_fit:
+            return None  # a pre-filled lone letter the wheel lacks: no fill at all
         try:
             self._fill(set(range(len(self.spec.slots))))
         except SearchStopped as stop:
@@ -61,8 +67,8 @@ class SlotFiller:
                 del self.letters[cell]
 
     def _complete(self) -> None:
-        """All slots hold words; lone cells take each wheel letter in turn."""
-        lone = self.spec.lone_cells
+        """All slots hold words; free lone cells take each wheel letter in turn."""
+        lone = self.free_lone
         for choice in _assignments(len(lone), sorted(set(self.spec.wheel))):
             letters = {**self.letters, **dict(zip(lone, choice))}
             rows = self.spec.render(letters)

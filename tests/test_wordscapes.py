@@ -23,18 +23,28 @@ BOARDS = {
     "ring": "...\n.#.\n...",
     "prefilled": "t..\n.#.\n...",
     "corner": "...\n.##\n.##",
+    "lone": "...\n###\n#.#",
+    "prefilled-lone": "...\n###\nn#.",
+    "lone-not-on-wheel": "...\n###\nz##",
 }
 
 
 def brute_force(spec) -> set:
-    """Every choice of one candidate per slot that agrees on shared cells, all distinct."""
+    """Every choice of one candidate per slot that agrees on shared cells, all
+    distinct, times every wheel letter in each free lone cell (a pre-filled lone
+    cell keeps its letter, which must be on the wheel)."""
+    given = spec.board.cells
+    lone_choices = [given[cell] if given[cell] else sorted(set(spec.wheel)) for cell in spec.lone_cells]
     fills = set()
     for choice in itertools.product(*spec.candidates):
         if len(set(choice)) != len(choice):
             continue
         letters = {}
-        if all(letters.setdefault(cell, ch) == ch for slot, word in zip(spec.slots, choice) for cell, ch in zip(slot, word)):
-            fills.add(spec.render(letters))
+        if not all(letters.setdefault(cell, ch) == ch for slot, word in zip(spec.slots, choice) for cell, ch in zip(slot, word)):
+            continue
+        for lone in itertools.product(*lone_choices):
+            if all(ch in spec.wheel for ch in lone):
+                fills.add(spec.render({**letters, **dict(zip(spec.lone_cells, lone))}))
     return fills
 
 
@@ -87,3 +97,13 @@ def test_wordscapes_cli_json_and_both(tmp_path):
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0 and doc["agreement"] == "identical solution sets"
     assert {"status", "count", "complete", "solutions", "seconds"} <= doc.keys()
+
+
+@pytest.mark.parametrize("board,expected", [("a", {("a",)}), ("z", set()), ("a#.", {("a#a",), ("a#b",), ("a#c",)})])
+def test_prefilled_lone_cells_keep_their_letter(board, expected):
+    spec = wordscapes_spec(parse_crossword(board), "abc", WORDS)
+    assert brute_force(spec) == expected
+    for solver in (backtrack, cpsat):
+        result = solver.solve(spec, Request(limit=None))
+        assert set(result.solutions) == expected and result.count == len(expected), solver.__name__
+        assert result.complete and result.status == ("found" if expected else "none"), solver.__name__
