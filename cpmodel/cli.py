@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 
 from rich.console import Console
 
@@ -25,6 +26,36 @@ class _Parser(argparse.ArgumentParser):
         raise InputError(message)
 
 
+def seconds(text: str) -> float:
+    """argparse type of every --time-limit: a finite number of seconds above 0
+    (nan made CP-SAT reject its model and hung the annealer; 0 or less can only stop at once)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
+    return value
+
+
+def whole(least: int):
+    """argparse type: a whole number of at least ``least`` (for counts, lengths and sizes)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        if value < least:
+            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
+        return value
+
+    return parse
+
+
+POSITIVE, NON_NEGATIVE = whole(1), whole(0)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m cpmodel", description="Word puzzles as constraint programs.")
     puzzles = parser.add_subparsers(dest="puzzle", required=True, parser_class=_Parser)
@@ -36,7 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode = rect.add_mutually_exclusive_group()
     mode.add_argument("--all", action="store_true", help="stream every solution")
     mode.add_argument("--count", action="store_true", help="count every solution")
-    mode.add_argument("--limit", type=int, metavar="K", help="stop after K solutions")
+    mode.add_argument("--limit", type=POSITIVE, metavar="K", help="stop after K solutions")
     mode.add_argument("--best", action="store_true", help="most common words: minimise the largest rank, then the sum")
     rect.add_argument("--pattern", help="fixed letters, rows split by '/', '.' free: e.g. 's...../....../....../....../.....s'")
     rect.add_argument("--distinct", action="store_true", help="no word used twice")
@@ -47,32 +78,32 @@ def build_parser() -> argparse.ArgumentParser:
 
     words = puzzles.add_parser("words", help="every word spellable from a bag of letters ('?' = blank)")
     words.add_argument("letters", help="the rack, e.g. retains or reta?ns")
-    words.add_argument("--min", type=int, default=3, help="shortest word (default 3, as in Wordscapes)")
-    words.add_argument("--max", type=int, help="longest word")
+    words.add_argument("--min", type=POSITIVE, default=3, help="shortest word (default 3, as in Wordscapes)")
+    words.add_argument("--max", type=POSITIVE, help="longest word")
     words.add_argument("--dict", metavar="FILE", help="word list, one word per line")
     words.add_argument("--json", action="store_true")
 
     scapes = puzzles.add_parser("wordscapes", help="fill a Wordscapes crossword board from the wheel's letters")
     scapes.add_argument("board_file", help="text grid: '.' open, '#' or space blocked, a letter pre-filled")
     scapes.add_argument("letters", help="the wheel's letters")
-    scapes.add_argument("--min", type=int, default=3, help="shortest slot word (default 3)")
+    scapes.add_argument("--min", type=POSITIVE, default=3, help="shortest slot word (default 3)")
     _lexicon_options(scapes)
     scapes_mode = scapes.add_mutually_exclusive_group()
     scapes_mode.add_argument("--all", action="store_true")
     scapes_mode.add_argument("--count", action="store_true")
-    scapes_mode.add_argument("--limit", type=int, metavar="K")
+    scapes_mode.add_argument("--limit", type=POSITIVE, metavar="K")
     _solve_options(scapes)
 
     banana = puzzles.add_parser("banana", help="a Bananagrams layout of every tile in the hand")
     banana.add_argument("hand", nargs="?", help="the tiles, e.g. 'aeinrst lpq' (spaces and commas are fine)")
-    banana.add_argument("--draw", type=int, metavar="N", help="draw N tiles from the 144-tile bag instead (21: 2-4 players, 15: 5-6, 11: 7-8)")
+    banana.add_argument("--draw", type=POSITIVE, metavar="N", help="draw N tiles from the 144-tile bag instead (21: 2-4 players, 15: 5-6, 11: 7-8)")
     banana.add_argument("--seed", type=int, default=0, help="seed for --draw")
     banana.add_argument("--mode", choices=("free", "crossing"), default="free", help="backtracker: allow parallel adjacent words (free) or not")
     banana.add_argument("--compact", action="store_true", help="smallest bounding box (area, then perimeter), by CP-SAT from the heuristic's layout")
     banana.add_argument("--check", metavar="LAYOUT_FILE", help="validate a hand-made layout and say which rule fails, and where")
     banana.add_argument("--encoding", choices=("automaton", "table"), default="automaton", help="CP-SAT encoding of the word rule")
     banana.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="backtrack")
-    banana.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS", help="default 60; a stopped search ends unknown")
+    banana.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="default 60; a stopped search ends unknown")
     banana.add_argument("--dict", metavar="FILE", help="word list, one word per line")
     banana.add_argument("--json", action="store_true")
     banana.add_argument("--log", action="store_true", help="CP-SAT's search log on stderr")
@@ -96,12 +127,12 @@ def build_parser() -> argparse.ArgumentParser:
     ex_scapes = explain_puzzles.add_parser("wordscapes")
     ex_scapes.add_argument("board_file")
     ex_scapes.add_argument("letters")
-    ex_scapes.add_argument("--min", type=int, default=3)
+    ex_scapes.add_argument("--min", type=POSITIVE, default=3)
     _lexicon_options(ex_scapes)
     ex_scapes.add_argument("--json", action="store_true")
 
     compare = puzzles.add_parser("compare", help="a fixed, seeded suite on both solvers, in one table")
-    compare.add_argument("--time-limit", type=float, default=30.0, metavar="SECONDS", help="per solver and case (default 30)")
+    compare.add_argument("--time-limit", type=seconds, default=30.0, metavar="SECONDS", help="per solver and case (default 30)")
     compare.add_argument("--dict", metavar="FILE")
     compare.add_argument("--json", action="store_true")
     compare.add_argument("--plot", metavar="FILE.png", help="time against size, log axis (needs the plot extra: pip install -e '.[plot]')")
@@ -111,12 +142,12 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
     grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board (simulated annealing)")
     grid.add_argument("--seed", type=int, default=0)
-    grid.add_argument("--time-limit", type=float, default=60.0, metavar="SECONDS", help="for --best (default 60)")
+    grid.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="for --best (default 60)")
     grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle")
     grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/scoring.py)")
-    grid.add_argument("--min", type=int, default=3)
-    grid.add_argument("--max", type=int)
-    grid.add_argument("--show", type=int, default=20, help="words drawn with their paths (default 20)")
+    grid.add_argument("--min", type=POSITIVE, default=3)
+    grid.add_argument("--max", type=POSITIVE)
+    grid.add_argument("--show", type=NON_NEGATIVE, default=20, help="words drawn with their paths (default 20)")
     grid.add_argument("--dict", metavar="FILE", help="word list, one word per line")
     grid.add_argument("--json", action="store_true")
     return parser
@@ -124,12 +155,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _lexicon_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dict", metavar="FILE", help="word list, one word per line, most common first (default: kjxqz ranked by wordfreq)")
-    parser.add_argument("--top", type=int, metavar="N", help="keep only the N most common words of each length")
+    parser.add_argument("--top", type=POSITIVE, metavar="N", help="keep only the N most common words of each length")
 
 
 def _solve_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="cpsat")
-    parser.add_argument("--time-limit", type=float, metavar="SECONDS", help="stop after this long (result: unknown, never none)")
+    parser.add_argument("--time-limit", type=seconds, metavar="SECONDS", help="stop after this long (result: unknown, never none)")
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     parser.add_argument("--log", action="store_true", help="stream CP-SAT's own search log to stderr")
 

@@ -5,6 +5,11 @@ JSON object with the same keys, e.g.
 
     {"letter_values": {"q": 8}, "length_bonus": {"5": 2, "6": 4}}
 
+Every value must be a whole number from 0 to 1,000,000, every length key a
+word length from 1 to 999 and every letter key a tile's letters (``qu``);
+anything else (NaN, 1e400, a fraction, true, a binary file) is refused in
+one line before any board is scored.
+
 * ``boggle``: points by word length in letters (a Qu tile is two letters):
   3–4 → 1, 5 → 2, 6 → 3, 7 → 5, 8 or more → 11. Multipliers are ignored.
 * ``scramble`` (Scramble with Friends): the sum of the tiles' letter values,
@@ -57,32 +62,69 @@ def points_for_length(table: dict[int, int], length: int) -> int:
     return table.get(length, table[max(k for k in table if k <= length)])
 
 
-def score_table(kind: str, override_path: str | None = None) -> ScoreTable:
+MAX_POINTS = 1_000_000  # bound on any table value: scores stay exact, small, JSON-safe integers
+MAX_LENGTH = 999  # bound on a length key: longer than any word a 15×15 board can hold
+_SECTIONS = ("length_points", "length_bonus", "letter_values")
+
+
+def score_table(kind: str, override: str | None = None, source: str = "score table") -> ScoreTable:
+    """The default table of ``kind``, with ``override`` (JSON text) applied if given."""
     table = ScoreTable(kind)
-    if override_path:
-        table = _apply_override(table, override_path)
+    if override is not None:
+        _apply_override(table, _load_override(override, source), source)
     return table
 
 
-def _apply_override(table: ScoreTable, path: str) -> ScoreTable:
+class _NotFinite(ValueError):
+    """NaN or Infinity in the JSON text (Python's json accepts them)."""
+
+
+def _refuse(constant: str):
+    raise _NotFinite(constant)
+
+
+def _load_override(text: str, source: str) -> dict:
+    """The JSON object of an override; NaN, Infinity and runaway numbers are refused."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise InputError(f"cannot read score table {path}: {exc.strerror}") from None
+        data = json.loads(text, parse_constant=_refuse)
     except json.JSONDecodeError as exc:
-        raise InputError(f"score table {path} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        raise InputError(f"{source} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+    except _NotFinite as exc:
+        raise InputError(f"{source}: {exc} is not a number of points") from None
+    except ValueError:  # an integer of 4300+ digits
+        raise InputError(f"{source} holds a number with too many digits") from None
+    except RecursionError:
+        raise InputError(f"{source} is nested too deeply") from None
     if not isinstance(data, dict):
-        raise InputError(f"score table {path} must be a JSON object")
-    try:
-        for key in ("length_points", "length_bonus"):
-            if key in data:
-                getattr(table, key).update({int(k): int(v) for k, v in data[key].items()})
-        if "letter_values" in data:
-            table.letter_values.update({str(k).lower(): int(v) for k, v in data["letter_values"].items()})
-    except (ValueError, TypeError, AttributeError):
-        raise InputError(f"score table {path}: values must be whole numbers keyed by length or letter") from None
-    unknown = set(data) - {"length_points", "length_bonus", "letter_values"}
+        raise InputError(f"{source} must be a JSON object with keys {', '.join(_SECTIONS)}")
+    unknown = set(data) - set(_SECTIONS)
     if unknown:
-        raise InputError(f"score table {path}: unknown keys {sorted(unknown)}")
-    return table
+        raise InputError(f"{source}: unknown keys {sorted(unknown)} (known: {', '.join(_SECTIONS)})")
+    return data
+
+
+def _apply_override(table: ScoreTable, data: dict, source: str) -> None:
+    """Check every entry (types and ranges) before using it, then update the table."""
+    for key, section in data.items():
+        if not isinstance(section, dict):
+            raise InputError(f"{source}: {key} must be an object, e.g. {{\"5\": 2}}")
+        for name, points in section.items():
+            if type(points) is not int or not 0 <= points <= MAX_POINTS:  # bool is not a number here
+                raise InputError(f"{source}: {key}[{name!r}] must be a whole number from 0 to {MAX_POINTS:,}, got {points!r:.40}")
+        if key == "letter_values":
+            table.letter_values.update({_tile_key(name, source): points for name, points in section.items()})
+        else:
+            getattr(table, key).update({_length_key(name, key, source): points for name, points in section.items()})
+
+
+def _length_key(name: str, key: str, source: str) -> int:
+    if not (name.isascii() and name.isdigit() and len(name) <= 3 and 1 <= int(name) <= MAX_LENGTH):
+        raise InputError(f"{source}: {key} keys must be word lengths from 1 to {MAX_LENGTH}, got {name!r:.40}")
+    return int(name)
+
+
+def _tile_key(name: str, source: str) -> str:
+    letters = name.lower()
+    if not (letters.isascii() and letters.isalpha()):
+        raise InputError(f"{source}: letter_values keys must be a tile's letters a-z (like 'q' or 'qu'), got {name!r:.40}")
+    return letters

@@ -82,12 +82,12 @@ def test_skipped_lines_are_counted_in_one_warning(word_file):
         (["5x"], "size must look like"),
         (["0x3"], "between 1 and 15"),
         (["16x3"], "between 1 and 15"),
-        (["5x6", "--top", "0"], "--top must be at least 1"),
+        (["5x6", "--top", "0"], "--top: must be at least 1"),
         (["5x6", "--dict", "/no/such/file.txt"], "not found"),
         (["3x3", "--pattern", "ab./..."], "pattern must be 3 rows of 3"),
         (["3x3", "--pattern", "a1./.../..."], "only letters"),
         (["4x5", "--symmetric"], "square"),
-        (["3x3", "--limit", "0"], "--limit must be at least 1"),
+        (["3x3", "--limit", "0"], "--limit: must be at least 1"),
         (["3x3", "--encoding", "sat"], "invalid choice"),
         (["3x3", "--all", "--count"], "not allowed with"),
     ],
@@ -157,13 +157,13 @@ def test_grid_json_keys_and_scores(word_file):
 
 @pytest.mark.parametrize("args,needle", [
     (["words", "ab1"], "letters a-z or '?'"),
-    (["words", "abc", "--min", "0"], "--min must be at least 1"),
+    (["words", "abc", "--min", "0"], "--min: must be at least 1"),
     (["grid", "abc"], "needs 16 tiles"),
     (["grid", "abc/de"], "same number of tiles"),
     (["grid", "a+7bcdefghijklmnop"], "unknown multiplier"),
     (["grid", "[qabcdefghijklmnop"], "unbalanced '['"),
     (["grid"], "exactly one of"),
-    (["grid", "--best", "4x4", "--time-limit", "0"], "--time-limit must be positive"),
+    (["grid", "--best", "4x4", "--time-limit", "0"], "--time-limit: must be a finite number of seconds above 0"),
 ])
 def test_finder_bad_input_is_one_line_exit_2(args, needle):
     proc = run_cli(*args)

@@ -21,8 +21,6 @@ from cpmodel.supervise import Supervisor
 def run(args, stdout: Console, stderr: Console) -> int:
     from cpmodel.specs import banana_spec, draw_hand, parse_hand
 
-    if args.time_limit <= 0:
-        raise InputError(f"--time-limit must be positive, got {args.time_limit}")
     if args.check:
         return check_layout(args, stdout, stderr)
     if (args.hand is None) == (args.draw is None):

@@ -135,8 +135,7 @@ def print_results(stdout: Console, results, agreement, what: str, already_printe
         stdout.print(comparison_table(results, agreement))
 
 def check_lengths(shortest: int, longest: int | None) -> None:
-    if shortest < 1:
-        raise InputError(f"--min must be at least 1, got {shortest}")
+    """--max below --min (each is a whole number ≥ 1 already, by its argparse type)."""
     if longest is not None and longest < shortest:
         raise InputError(f"--max ({longest}) must not be below --min ({shortest})")
 

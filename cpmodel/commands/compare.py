@@ -16,8 +16,6 @@ def run(args, stdout: Console, stderr: Console) -> int:
 
     from cpmodel import compare
 
-    if args.time_limit <= 0:
-        raise InputError(f"--time-limit must be positive, got {args.time_limit}")
     if args.plot:
         try:
             import matplotlib  # noqa: F401

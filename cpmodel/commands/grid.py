@@ -7,7 +7,7 @@ import json
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon
+from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.render import board_panel, grid_words_table
@@ -27,12 +27,9 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if sum(chosen) != 1:
         raise InputError("give exactly one of BOARD, --random or --best RxC")
     check_lengths(args.min, args.max)
-    if args.show < 0:
-        raise InputError(f"--show must not be negative, got {args.show}")
-    table = score_table(args.score, args.score_table)
+    override = read_user_file(args.score_table, "score table") if args.score_table else None
+    table = score_table(args.score, override, source=f"score table {args.score_table}")
     if args.best:
-        if args.time_limit <= 0:
-            raise InputError(f"--time-limit must be positive, got {args.time_limit}")
         rows, cols = parse_size(args.best)
         if args.score != "boggle":
             raise InputError("--best searches for Boggle score; use --score boggle")

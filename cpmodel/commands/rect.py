@@ -5,19 +5,12 @@ from __future__ import annotations
 from rich.console import Console
 
 from cpmodel.commands.common import engine_names, load_lexicon, run_solvers, solve_request
-from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 
 
 def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:
     m, n = parse_size(args.size)
-    if args.limit is not None and args.limit < 1:
-        raise InputError(f"--limit must be at least 1, got {args.limit}")
-    if args.time_limit is not None and args.time_limit <= 0:
-        raise InputError(f"--time-limit must be positive, got {args.time_limit}")
-    if args.top is not None and args.top < 1:
-        raise InputError(f"--top must be at least 1, got {args.top}")
     default = load_lexicon(args.dict, stderr)
     row_lexicon = load_lexicon(args.row_dict, stderr) if args.row_dict else default
     col_lexicon = load_lexicon(args.col_dict, stderr) if args.col_dict else default

@@ -13,10 +13,6 @@ from cpmodel.lexicon import Lexicon
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    if args.limit is not None and args.limit < 1:
-        raise InputError(f"--limit must be at least 1, got {args.limit}")
-    if args.top is not None and args.top < 1:
-        raise InputError(f"--top must be at least 1, got {args.top}")
     spec = wordscapes_spec_from_args(args, stderr)
     job = Job("wordscapes", spec, args.solver, solve_request(args), args.time_limit, {"log": args.log})
     header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
