@@ -45,6 +45,57 @@ def brute_force_rectangles(spec: RectangleSpec) -> set[tuple[str, ...]]:
     return found
 
 
+def brute_force_wordscapes(spec) -> set[tuple[str, ...]]:
+    """Every choice of one candidate per slot that agrees on shared cells, all
+    distinct, times every wheel letter in each free lone cell (a pre-filled lone
+    cell keeps its letter, which must be on the wheel)."""
+    given = spec.board.cells
+    lone_choices = [given[cell] if given[cell] else sorted(set(spec.wheel)) for cell in spec.lone_cells]
+    fills = set()
+    for choice in itertools.product(*spec.candidates):
+        if len(set(choice)) != len(choice):
+            continue
+        letters = {}
+        if not all(letters.setdefault(cell, ch) == ch for slot, word in zip(spec.slots, choice) for cell, ch in zip(slot, word)):
+            continue
+        for lone in itertools.product(*lone_choices):
+            if all(ch in spec.wheel for ch in lone):
+                fills.add(spec.render({**letters, **dict(zip(spec.lone_cells, lone))}))
+    return fills
+
+
+def polyominoes(size: int) -> set[frozenset]:
+    """Every connected set of ``size`` grid cells, moved to touch row 0 and column 0."""
+    shapes = {frozenset({(0, 0)})}
+    for _ in range(size - 1):
+        grown = set()
+        for shape in shapes:
+            for r, c in shape:
+                for cell in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                    if cell not in shape:
+                        bigger = shape | {cell}
+                        top, left = min(r for r, _ in bigger), min(c for _, c in bigger)
+                        grown.add(frozenset((r - top, c - left) for r, c in bigger))
+        shapes = grown
+    return shapes
+
+
+def brute_force_bananagrams(hand: str, words) -> set[tuple[str, ...]]:
+    """Every layout of the hand: each connected shape, each order of the tiles on
+    it, kept when every maximal run of two or more letters is a word."""
+    from cpmodel.boards import layout_rows, maximal_runs
+
+    word_set = set(words)
+    layouts = set()
+    for shape in polyominoes(len(hand)):
+        cells = sorted(shape)
+        for letters in set(itertools.permutations(hand)):
+            placed = dict(zip(cells, letters))
+            if all(word in word_set for word, _, _ in maximal_runs(placed)):
+                layouts.add(tuple(layout_rows(placed)))
+    return layouts
+
+
 def run_cli(*args: str, timeout: float = 120, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, COLUMNS="120")
     env.update(env_extra or {})

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import itertools
-
 import pytest
 
-from conftest import run_cli
+from conftest import brute_force_wordscapes, run_cli
 from cpmodel import wordscapes as cpsat
 from cpmodel.boards import parse_crossword
 from cpmodel.control import Request
@@ -29,29 +27,10 @@ BOARDS = {
 }
 
 
-def brute_force(spec) -> set:
-    """Every choice of one candidate per slot that agrees on shared cells, all
-    distinct, times every wheel letter in each free lone cell (a pre-filled lone
-    cell keeps its letter, which must be on the wheel)."""
-    given = spec.board.cells
-    lone_choices = [given[cell] if given[cell] else sorted(set(spec.wheel)) for cell in spec.lone_cells]
-    fills = set()
-    for choice in itertools.product(*spec.candidates):
-        if len(set(choice)) != len(choice):
-            continue
-        letters = {}
-        if not all(letters.setdefault(cell, ch) == ch for slot, word in zip(spec.slots, choice) for cell, ch in zip(slot, word)):
-            continue
-        for lone in itertools.product(*lone_choices):
-            if all(ch in spec.wheel for ch in lone):
-                fills.add(spec.render({**letters, **dict(zip(spec.lone_cells, lone))}))
-    return fills
-
-
 @pytest.mark.parametrize("name", sorted(BOARDS))
 def test_both_solvers_match_brute_force(name):
     spec = wordscapes_spec(parse_crossword(BOARDS[name]), "aentst", WORDS)
-    expected = brute_force(spec)
+    expected = brute_force_wordscapes(spec)
     for solver in (backtrack, cpsat):
         result = solver.solve(spec, Request(limit=None))
         assert set(result.solutions) == expected, (name, solver.__name__)
@@ -102,7 +81,7 @@ def test_wordscapes_cli_json_and_both(tmp_path):
 @pytest.mark.parametrize("board,expected", [("a", {("a",)}), ("z", set()), ("a#.", {("a#a",), ("a#b",), ("a#c",)})])
 def test_prefilled_lone_cells_keep_their_letter(board, expected):
     spec = wordscapes_spec(parse_crossword(board), "abc", WORDS)
-    assert brute_force(spec) == expected
+    assert brute_force_wordscapes(spec) == expected
     for solver in (backtrack, cpsat):
         result = solver.solve(spec, Request(limit=None))
         assert set(result.solutions) == expected and result.count == len(expected), solver.__name__
