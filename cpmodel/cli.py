@@ -38,14 +38,17 @@ def seconds(text: str) -> float:
     return value
 
 
-def whole(least: int):
-    """argparse type: a whole number of at least ``least`` (for counts, lengths and sizes)."""
+def whole(least: int, most: int | None = None):
+    """argparse type: a whole number of at least ``least`` (and at most ``most``),
+    for counts, lengths and sizes."""
 
     def parse(text: str) -> int:
         try:
             value = int(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        if most is not None and not least <= value <= most:
+            raise argparse.ArgumentTypeError(f"must be from {least} to {most}, got {value}")
         if value < least:
             raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
         return value
@@ -96,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     banana = puzzles.add_parser("banana", help="a Bananagrams layout of every tile in the hand")
     banana.add_argument("hand", nargs="?", help="the tiles, e.g. 'aeinrst lpq' (spaces and commas are fine)")
-    banana.add_argument("--draw", type=POSITIVE, metavar="N", help="draw N tiles from the 144-tile bag instead (21: 2-4 players, 15: 5-6, 11: 7-8)")
+    banana.add_argument("--draw", type=whole(1, 144), metavar="N", help="draw N tiles from the 144-tile bag instead (21: 2-4 players, 15: 5-6, 11: 7-8)")
     banana.add_argument("--seed", type=int, default=0, help="seed for --draw")
     banana.add_argument("--mode", choices=("free", "crossing"), default="free", help="backtracker: allow parallel adjacent words (free) or not")
     banana.add_argument("--compact", action="store_true", help="smallest bounding box (area, then perimeter), by CP-SAT from the heuristic's layout")
