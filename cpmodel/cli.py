@@ -162,7 +162,7 @@ def _lexicon_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _solve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="cpsat")
+    parser.add_argument("--solver", choices=("cpsat", "cp", "backtrack", "both"), default="cpsat", help="cp: OR-Tools classic CP solver; both: every engine, cross-checked")
     parser.add_argument("--time-limit", type=seconds, metavar="SECONDS", help="stop after this long (result: unknown, never none)")
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     parser.add_argument("--log", action="store_true", help="stream CP-SAT's own search log to stderr")

@@ -30,6 +30,7 @@ class Request:
     count_only: bool = False  # count solutions, do not keep them
     best: bool = False  # optimise commonness (min largest rank, then sum)
     on_solution: Callable[[tuple[str, ...]], None] | None = None  # streaming
+    improve_for: float | None = None  # best: stop this long after the first solution (the familiar-words default)
 
 
 @dataclass

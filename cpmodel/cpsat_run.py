@@ -29,13 +29,14 @@ def prepare(solver: cp_model.CpSolver, control: Control, log: bool, workers: int
         params.max_time_in_seconds = max(control.time_limit - control.elapsed(), 0.001)
 
 
-def stop_on(stop: threading.Event, solver: cp_model.CpSolver) -> threading.Event:
-    """Call solver.stop_search() when ``stop`` is set (Ctrl-C); returns a release event."""
+def stop_on(stop: threading.Event, solver: cp_model.CpSolver, control: Control | None = None) -> threading.Event:
+    """Call solver.stop_search() when ``stop`` is set (Ctrl-C) or the caller's
+    clock, which may move while searching, runs out; returns a release event."""
     release = threading.Event()
 
     def watch() -> None:
         while not release.is_set():
-            if stop.wait(0.05):
+            if stop.wait(0.05) or (control is not None and control.stop_reason()):
                 solver.stop_search()
                 return
 
@@ -45,7 +46,7 @@ def stop_on(stop: threading.Event, solver: cp_model.CpSolver) -> threading.Event
 
 def solve_with_stop(solver: cp_model.CpSolver, model: cp_model.CpModel, control: Control, callback=None):
     """solver.solve, stoppable by the caller's Ctrl-C."""
-    release = stop_on(control.stop, solver)
+    release = stop_on(control.stop, solver, control)
     try:
         return solver.solve(model, callback) if callback is not None else solver.solve(model)
     finally:

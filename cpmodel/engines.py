@@ -34,6 +34,12 @@ def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
     return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False))
 
 
+def _rect_cp(job: Job, control: Control, request) -> SolveResult:
+    from cpmodel.rectangle_cp import solve
+
+    return solve(job.spec, request, control)
+
+
 def _wordscapes_backtrack(job: Job, control: Control, request) -> SolveResult:
     from heuristics.wordscapes import solve
 
@@ -44,6 +50,12 @@ def _wordscapes_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.wordscapes import solve
 
     return solve(job.spec, request, control, log=job.option("log", False))
+
+
+def _wordscapes_cp(job: Job, control: Control, request) -> SolveResult:
+    from cpmodel.wordscapes_cp import solve
+
+    return solve(job.spec, request, control)
 
 
 def _banana_backtrack(job: Job, control: Control, request) -> SolveResult:
@@ -64,9 +76,14 @@ class Engine:
     exact: bool  # an exhausted search proves `none` (and complete sets, counts, optima)
 
 
+# Registry order is the portfolio's order of preference: when there are fewer
+# cores than engines, `auto` runs the first ones (measured strongest first,
+# see docs/modelling.md, "the same model, three engines").
 _REGISTRY: dict[str, dict[str, Engine]] = {
-    "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cpsat": Engine(_rect_cpsat, exact=True)},
-    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cpsat": Engine(_wordscapes_cpsat, exact=True)},
+    "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cp": Engine(_rect_cp, exact=True),
+             "cpsat": Engine(_rect_cpsat, exact=True)},
+    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True),
+                   "cpsat": Engine(_wordscapes_cpsat, exact=True)},
     # the layout search is anchored and incomplete: it can find layouts, never prove there is none
     "banana": {"backtrack": Engine(_banana_backtrack, exact=False), "cpsat": Engine(_banana_cpsat, exact=True)},
 }

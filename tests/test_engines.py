@@ -43,3 +43,12 @@ def test_unknown_engine_is_refused(tiny_lexicon):
 def test_only_exact_engines_may_prove_none():
     assert engines.is_exact("rect", "backtrack") and engines.is_exact("banana", "cpsat")
     assert not engines.is_exact("banana", "backtrack")
+
+
+@pytest.mark.parametrize("options", [{}, {"distinct": True}, {"symmetric": True}, {"pattern": ("b..", "...", "...")}])
+def test_cp_agrees_with_the_backtracker_on_sets_and_optima(tiny_lexicon, options):
+    spec = rectangle_spec(3, 3, tiny_lexicon, **options)
+    cp = engines.run(Job("rect", spec, "cp", Request(limit=None)))
+    assert cp.complete and set(cp.solutions) == brute_force_rectangles(spec)
+    best = [engines.run(Job("rect", spec, e, Request(limit=None, best=True))) for e in ("cp", "backtrack")]
+    assert best[0].complete and best[0].objective == best[1].objective

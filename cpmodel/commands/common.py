@@ -78,7 +78,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break
-    agreement = compare_results(results) if len(results) == 2 else None
+    agreement = compare_all(results) if len(results) >= 2 else None
     if as_json:
         stdout.print_json(json.dumps(solve_document(header, request, results, agreement)))
     else:
@@ -86,6 +86,11 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
+
+def compare_all(results: list[SolveResult]) -> str:
+    """Compare every result with the first; the first disagreement wins."""
+    verdicts = [compare_results([results[0], other]) for other in results[1:]]
+    return next((v for v in verdicts if v.startswith("DISAGREE")), verdicts[0])
 
 def compare_results(results: list[SolveResult]) -> str:
     """Compare two results: solution sets, counts or optima, as far as both finished."""
