@@ -9,7 +9,6 @@ from rich.console import Console
 from cpmodel.commands.common import engine_names, load_lexicon, read_user_file, run_solvers, solve_request
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
@@ -33,7 +32,5 @@ def wordscapes_spec_from_args(args, stderr: Console):
         raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")
     text = read_user_file(args.board_file, "board file")
     board = parse_crossword(text, source=f"board file {args.board_file}")
-    lexicon = load_lexicon(args.dict, stderr)
-    if args.top:
-        lexicon = Lexicon([w for n in sorted({len(w) for w in lexicon.words}) for w in lexicon.of_length(n, args.top)], lexicon.source)
+    lexicon = load_lexicon(args.dict, stderr).top(args.top)
     return wordscapes_spec(board, args.letters, lexicon, args.min)
