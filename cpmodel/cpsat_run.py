@@ -37,6 +37,8 @@ def parse_params(pairs: list[str]) -> tuple[str, ...]:
     A key CP-SAT does not know, a value of the wrong type, or one CP-SAT's own
     parameter check rejects (``num_workers=-1``) raises a one-line InputError.
     """
+    import difflib
+
     from google.protobuf import text_format
     from ortools.sat import sat_parameters_pb2
 
@@ -48,11 +50,16 @@ def parse_params(pairs: list[str]) -> tuple[str, ...]:
         if not sep or not key.strip() or not value.strip():
             raise InputError(f"--param takes key=value (a CP-SAT parameter), got {pair!r}")
         line = f"{key.strip()}: {value.strip()}"
+        known = sat_parameters_pb2.SatParameters.DESCRIPTOR.fields_by_name
+        if key.strip() not in known:
+            close = difflib.get_close_matches(key.strip(), list(known), n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise InputError(f"--param {pair}: CP-SAT has no parameter {key.strip()!r}{hint}")
         try:
             text_format.Parse(line, sat_parameters_pb2.SatParameters())
         except text_format.ParseError as exc:
             message = str(exc).split(" : ", 1)[-1]
-            raise InputError(f"--param {pair}: {message}") from None
+            raise InputError(f"--param {pair}: bad value: {message}") from None
         lines.append(line)
     problem = _rejected(tuple(lines))
     if problem:
