@@ -11,6 +11,8 @@ break only between pieces, so a number never wraps away from its unit
 
 from __future__ import annotations
 
+import re
+
 from rich import box
 from rich.panel import Panel
 from rich.table import Table
@@ -44,15 +46,33 @@ class Parts:
         return " · ".join(self.parts)
 
     def __rich_console__(self, console, options):
+        width = options.max_width
         lines, line = [], ""
         for part in self.parts:
             joined = f"{line} · {part}" if line else part
-            if line and len(joined) > options.max_width:
+            if line and len(joined) > width:
                 lines.append(line)
                 joined = f"· {part}"
+            if len(joined) > width:  # a piece wider than the screen: break it between words
+                *full, joined = _pack(_NUMBER_WITH_UNIT.findall(joined), width)
+                lines += full
             line = joined
         lines.append(line)
         yield Text("\n".join(lines), style=self.style)
+
+
+_NUMBER_WITH_UNIT = re.compile(r"\d[\d,.]*\s\S+|\S+")  # "15.61 s" stays one token
+
+
+def _pack(tokens: list[str], width: int) -> list[str]:
+    lines, line = [], ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    return lines + [line]
 
 
 def summary(result: SolveResult, what: str) -> Parts:
@@ -73,7 +93,7 @@ def summary(result: SolveResult, what: str) -> Parts:
     if result.status == NONE:
         return Parts([f"none: no {what} exists", "search complete", seconds, effort], style="yellow")
     stopped = "the heuristic search ran dry" if result.stopped_by == "exhausted" else f"stopped by {result.stopped_by}"
-    return Parts([f"unknown: {stopped} after {seconds}", f"no {what} found",
+    return Parts([f"unknown: {stopped}", f"after {seconds}", f"no {what} found",
                   "this does not prove that none exists", effort], style="red")
 
 

@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["cpmodel", "cpmodel.lexicon", "cpmodel.specs"]
+MODULES = ["cpmodel", "cpmodel.lexicon", "cpmodel.specs", "cpmodel.render"]
 
 
 @pytest.mark.parametrize("name", MODULES)
