@@ -1,6 +1,6 @@
 """Benchmark: grid word search speed, and the search for a high-scoring board.
 
-    python benchmarks/grid.py [--boards 500] [--anneal-seconds 300] [--seed 1]
+    python benchmarks/grid.py [--quick] [--boards 500] [--anneal-seconds 300] [--seed 1]
 
 1. Scoring random boards rolled from the classic dice (seeded): the
    score-only walk used by the annealing against the full search that keeps
@@ -68,8 +68,13 @@ def main() -> None:
     parser.add_argument("--boards", type=int, default=500)
     parser.add_argument("--anneal-seconds", type=float, default=300.0)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "grid.json"))
+    parser.add_argument("--quick", action="store_true",
+                        help="about 2 minutes: 100 boards, 30 s of annealing per method; writes results/grid.quick.json")
+    parser.add_argument("--out", default=None, help="JSON results (default: results/grid.json)")
     args = parser.parse_args()
+    if args.quick:
+        args.boards, args.anneal_seconds = 100, 30.0
+    args.out = args.out or str(Path(__file__).parent / "results" / f"grid{'.quick' if args.quick else ''}.json")
     started = time.perf_counter()
     trie = build_trie(load_default().words)
     build_seconds = time.perf_counter() - started

@@ -1,6 +1,6 @@
 """Benchmark: m×n word rectangles, backtracker against CP-SAT, side by side.
 
-    python benchmarks/rectangle.py [--cpsat-limit 120] [--out benchmarks/results/rectangle.json]
+    python benchmarks/rectangle.py [--quick] [--cpsat-limit 120] [--out benchmarks/results/rectangle.json]
 
 1. Time to the first 5×6 on the full default lexicon: the backtracker in both
    orientations and CP-SAT in each encoding (lexicon load reported apart, and
@@ -102,8 +102,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cpsat-limit", type=float, default=120.0, help="time limit per CP-SAT run (s)")
     parser.add_argument("--tops", type=int, nargs="+", default=[3000, 5000])
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "rectangle.json"))
+    parser.add_argument("--quick", action="store_true",
+                        help="about 2 minutes: CP-SAT limit 15 s, --tops 1000; writes results/rectangle.quick.json")
+    parser.add_argument("--out", default=None, help="JSON results (default: results/rectangle.json)")
     args = parser.parse_args()
+    if args.quick:
+        args.cpsat_limit, args.tops = 15.0, [1000]
+    args.out = args.out or str(Path(__file__).parent / "results" / f"rectangle{'.quick' if args.quick else ''}.json")
 
     lexicon, load = timed_load()
     extras = {

@@ -1,6 +1,6 @@
 """Benchmark: words from a bag of letters, four methods side by side.
 
-    python benchmarks/words.py [--racks 30] [--seed 1]
+    python benchmarks/words.py [--quick] [--racks 30] [--seed 1]
 
 Racks of 7 and 15 tiles are drawn (seeded) from the 144-tile Bananagrams bag.
 For each rack every method runs on the default lexicon and must return the
@@ -49,8 +49,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--racks", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "words.json"))
+    parser.add_argument("--quick", action="store_true",
+                        help="about 2 minutes: 5 racks per size; writes results/words.quick.json")
+    parser.add_argument("--out", default=None, help="JSON results (default: results/words.json)")
     args = parser.parse_args()
+    if args.quick:
+        args.racks = 5
+    args.out = args.out or str(Path(__file__).parent / "results" / f"words{'.quick' if args.quick else ''}.json")
     lexicon = load_default()
     started = time.perf_counter()
     index = W.WordIndex(lexicon.words)

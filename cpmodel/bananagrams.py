@@ -50,7 +50,7 @@ from ortools.sat.python import cp_model
 
 from cpmodel.boards import layout_rows
 from cpmodel.control import Control
-from cpmodel.cpsat_run import prepare, solve_with_stop
+from cpmodel.cpsat_run import apply_params, prepare, solve_with_stop
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.specs import BananaSpec
 from cpmodel.validate import check_banana
@@ -211,7 +211,8 @@ def candidate_boxes(n: int) -> list[tuple[int, int]]:
     return sorted(boxes, key=lambda b: (b[0] * b[1] < 2 * n, b[0] * b[1], b[1] - b[0]))
 
 
-def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "automaton", log: bool = False) -> SolveResult:
+def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "automaton", log: bool = False,
+          params: tuple[str, ...] = ()) -> SolveResult:
     """Grow the box until a layout is found, every box is proven empty, or time runs out."""
     control = control or Control()
     started = time.perf_counter()
@@ -222,7 +223,7 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
         if reason:
             timed_out = True
             break
-        status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log)
+        status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, params=params)
         tried.append(f"{rows}x{cols}:{solver.status_name(status)}")
         if cells is not None:
             check_banana(cells, spec.hand, word_set)
@@ -236,7 +237,7 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
     return _result(NONE, True, [], started, None, tried, None)
 
 
-def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=False):
+def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=False, params=()):
     model, variables = build_model(spec, rows, cols, encoding)
     if compact:
         _add_compactness_objective(model, variables)
@@ -246,6 +247,7 @@ def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=Fals
                 model.add_hint(variables.letter[r][c], variables.alphabet.index(hint.get((r, c), BLANK)))
     solver = cp_model.CpSolver()
     prepare(solver, control, log, workers=2)  # the portfolio helps on these small, hard boxes
+    apply_params(solver, params)
     status = solve_with_stop(solver, model, control)
     cells = read_layout(solver, variables) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
     return status, cells, solver
@@ -266,14 +268,14 @@ def _add_compactness_objective(model, variables: BananaVars) -> None:
 
 
 def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | None = None,
-            encoding: str = "automaton", log: bool = False) -> SolveResult:
+            encoding: str = "automaton", log: bool = False, params: tuple[str, ...] = ()) -> SolveResult:
     """Smallest bounding box (area, then perimeter), hinted by a known layout."""
     control = control or Control()
     started = time.perf_counter()
     hint = {(r, c): ch for r, row in enumerate(start_layout) for c, ch in enumerate(row) if ch != BLANK}
     rows, cols = len(start_layout), len(start_layout[0])
     check_banana(hint, spec.hand, set(spec.words))  # the starting layout must itself be legal
-    status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, hint=hint, compact=True)
+    status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, hint=hint, compact=True, params=params)
     if cells is None:  # nothing better within the limit: the known layout stands, unproven
         cells, status = hint, cp_model.UNKNOWN
     check_banana(cells, spec.hand, set(spec.words))

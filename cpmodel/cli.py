@@ -10,8 +10,11 @@ disagree, 2 bad input (one line on stderr), 130 interrupted by Ctrl-C.
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import math
+import sys
+from pathlib import Path
 
 from rich.console import Console
 
@@ -19,11 +22,80 @@ from cpmodel.commands.common import EXIT_BAD_INPUT
 from cpmodel.errors import InputError
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, unless the help already says
+    what happens without it (defaults that are None or False say nothing)."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "%(default)" in text or action.default in (None, False, argparse.SUPPRESS) or not action.option_strings:
+            return text
+        return f"{text} (default: %(default)s)"
+
+
 class _Parser(argparse.ArgumentParser):
-    """argparse that reports bad usage in one line with exit code 2."""
+    """argparse that reports bad usage in one line with exit code 2, suggests
+    the option or command that was probably meant, and takes no abbreviations."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)  # --solve is not --solver
+        kwargs.setdefault("formatter_class", _HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # type: ignore[override]
         raise InputError(message)
+
+    def _check_value(self, action, value):  # type: ignore[override]
+        if action.choices is not None and value not in action.choices:
+            choices = [str(c) for c in action.choices]
+            what = "unknown command" if isinstance(action, argparse._SubParsersAction) else f"{_name(action)}: invalid choice"
+            close = [c for c in choices if c.startswith(str(value))] or difflib.get_close_matches(str(value), choices, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise argparse.ArgumentError(None, f"{what} {value!r}{hint} (choose from {', '.join(choices)})")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = self.parse_known_args(args, namespace)
+        if extras:
+            self.error(_unrecognized(self, parsed, extras))
+        return parsed
+
+
+def _name(action) -> str:
+    return "/".join(action.option_strings) or action.metavar or action.dest
+
+
+def _unrecognized(parser: argparse.ArgumentParser, parsed, extras: list[str]) -> str:
+    """'unrecognized argument --cout for rect; did you mean --count?'"""
+    command, options = _chosen_command(parser, parsed)
+    notes = []
+    for extra in extras:
+        if extra.startswith("-"):
+            close = difflib.get_close_matches(extra.split("=", 1)[0], options, n=1)
+            notes.append(f"{extra} (did you mean {close[0]}?)" if close else extra)
+        else:
+            notes.append(repr(extra))
+    where = f" for {command}" if command else ""
+    return f"unrecognized argument{'s' if len(extras) > 1 else ''}{where}: {', '.join(notes)}"
+
+
+def _chosen_command(parser: argparse.ArgumentParser, parsed) -> tuple[str, list[str]]:
+    """The (sub)command that was chosen, and the option strings it knows."""
+    names, current = [], parser
+    while True:
+        sub = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        chosen = getattr(parsed, sub.dest, None) if sub else None
+        if chosen is None:
+            break
+        names.append(chosen)
+        current = sub.choices[chosen]
+    options = [o for a in current._actions for o in a.option_strings if o.startswith("--")]
+    return " ".join(names), options
+
+
+def prog_name() -> str:
+    """``cpmodel`` from the console script, ``python -m cpmodel`` from ``-m``."""
+    invoked = Path(sys.argv[0]).name if sys.argv and sys.argv[0] else ""
+    return "python -m cpmodel" if invoked in ("", "__main__.py", "-c") else invoked
 
 
 def seconds(text: str) -> float:
@@ -60,112 +132,142 @@ POSITIVE, NON_NEGATIVE = whole(1), whole(0)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="python -m cpmodel", description="Word puzzles as constraint programs.")
-    puzzles = parser.add_subparsers(dest="puzzle", required=True, parser_class=_Parser)
+    from cpmodel import __version__
+
+    parser = _Parser(prog=prog_name(), description="Word puzzles as constraint programs.",
+                     epilog="Run a command with --help for its options. Exit codes: 0 done, 1 the two solvers "
+                            "disagree, 2 bad input, 130 interrupted.")
+    parser.add_argument("--version", action="version", version=f"cpmodel {__version__}")
+    puzzles = parser.add_subparsers(dest="puzzle", required=True, parser_class=_Parser, metavar="COMMAND",
+                                    title="commands")
     rect = puzzles.add_parser("rect", help="m×n word rectangles (TAOCP 7.2.2 ex. 24)")
     rect.add_argument("size", help="rows x columns, e.g. 5x6: 5 six-letter rows, 6 five-letter columns")
     _lexicon_options(rect)
-    rect.add_argument("--row-dict", metavar="FILE", help="word list for the rows only")
-    rect.add_argument("--col-dict", metavar="FILE", help="word list for the columns only")
-    mode = rect.add_mutually_exclusive_group()
-    mode.add_argument("--all", action="store_true", help="stream every solution")
-    mode.add_argument("--count", action="store_true", help="count every solution")
-    mode.add_argument("--limit", type=POSITIVE, metavar="K", help="stop after K solutions")
-    mode.add_argument("--best", action="store_true", help="most common words: minimise the largest rank, then the sum")
-    rect.add_argument("--pattern", help="fixed letters, rows split by '/', '.' free: e.g. 's...../....../....../....../.....s'")
+    rect.add_argument("--row-dict", metavar="FILE", help="word list for the rows only (default: --dict's)")
+    rect.add_argument("--col-dict", metavar="FILE", help="word list for the columns only (default: --dict's)")
+    _mode_options(rect, best="most common words: minimise the largest rank, then the sum")
+    rect.add_argument("--pattern", help="fixed letters, rows split by '/', '.' free: e.g. 's...../....../....../....../.....s' (default: all free)")
     rect.add_argument("--distinct", action="store_true", help="no word used twice")
     rect.add_argument("--symmetric", action="store_true", help="word square whose rows equal its columns (m = n)")
-    rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), default="table", help="CP-SAT encoding of the word constraints")
-    rect.add_argument("--orientation", choices=("auto", "rows", "cols"), default="auto", help="lines the backtracker fills")
+    rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), help="CP-SAT encoding of the word constraints (default: table)")
+    rect.add_argument("--orientation", choices=("auto", "rows", "cols"), help="lines the backtracker fills (default: auto)")
     _solve_options(rect)
 
     words = puzzles.add_parser("words", help="every word spellable from a bag of letters ('?' = blank)")
     words.add_argument("letters", help="the rack, e.g. retains or reta?ns")
-    words.add_argument("--min", type=POSITIVE, default=3, help="shortest word (default 3, as in Wordscapes)")
-    words.add_argument("--max", type=POSITIVE, help="longest word")
-    words.add_argument("--dict", metavar="FILE", help="word list, one word per line")
-    words.add_argument("--json", action="store_true")
+    words.add_argument("--min", type=POSITIVE, default=3, help="shortest word, as in Wordscapes")
+    words.add_argument("--max", type=POSITIVE, help="longest word (default: the rack's size)")
+    _lexicon_options(words)
+    words.add_argument("--sort", choices=("length", "common"), default="length",
+                       help="length: grouped by length, longest first; common: most common first")
+    words.add_argument("--json", action="store_true", help="print one JSON document for scripts")
 
     scapes = puzzles.add_parser("wordscapes", help="fill a Wordscapes crossword board from the wheel's letters")
     scapes.add_argument("board_file", help="text grid: '.' open, '#' or space blocked, a letter pre-filled")
     scapes.add_argument("letters", help="the wheel's letters")
-    scapes.add_argument("--min", type=POSITIVE, default=3, help="shortest slot word (default 3)")
+    scapes.add_argument("--min", type=POSITIVE, default=3, help="shortest slot word")
     _lexicon_options(scapes)
-    scapes_mode = scapes.add_mutually_exclusive_group()
-    scapes_mode.add_argument("--all", action="store_true")
-    scapes_mode.add_argument("--count", action="store_true")
-    scapes_mode.add_argument("--limit", type=POSITIVE, metavar="K")
+    _mode_options(scapes, best="most familiar fill: minimise the largest word rank, then the sum")
     _solve_options(scapes)
 
     banana = puzzles.add_parser("banana", help="a Bananagrams layout of every tile in the hand")
     banana.add_argument("hand", nargs="?", help="the tiles, e.g. 'aeinrst lpq' (spaces and commas are fine)")
     banana.add_argument("--draw", type=whole(1, 144), metavar="N", help="draw N tiles from the 144-tile bag instead (21: 2-4 players, 15: 5-6, 11: 7-8)")
     banana.add_argument("--seed", type=int, default=0, help="seed for --draw")
-    banana.add_argument("--mode", choices=("free", "crossing"), default="free", help="backtracker: allow parallel adjacent words (free) or not")
+    banana.add_argument("--mode", choices=("free", "crossing"), help="backtracker: allow parallel adjacent words (free) or not (default: free)")
     banana.add_argument("--compact", action="store_true", help="smallest bounding box (area, then perimeter), by CP-SAT from the heuristic's layout")
-    banana.add_argument("--check", metavar="LAYOUT_FILE", help="validate a hand-made layout and say which rule fails, and where")
-    banana.add_argument("--encoding", choices=("automaton", "table"), default="automaton", help="CP-SAT encoding of the word rule")
-    banana.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="backtrack")
-    banana.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="default 60; a stopped search ends unknown")
-    banana.add_argument("--dict", metavar="FILE", help="word list, one word per line")
-    banana.add_argument("--json", action="store_true")
-    banana.add_argument("--log", action="store_true", help="CP-SAT's search log on stderr")
+    banana.add_argument("--check", metavar="LAYOUT_FILE", help="validate a hand-made layout (rows of letters, '.' or space empty) and say which rule fails, and where")
+    banana.add_argument("--encoding", choices=("automaton", "table"), help="CP-SAT encoding of the word rule (default: automaton)")
+    banana.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="backtrack",
+                        help="backtrack finds layouts fast but cannot prove none; cpsat can; both cross-checks")
+    banana.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="per solver; a stopped search ends unknown")
+    _lexicon_options(banana)
+    banana.add_argument("--param", action="append", metavar="KEY=VALUE", help=PARAM_HELP)
+    banana.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+    banana.add_argument("--log", action="store_true", help="stream CP-SAT's own search log to stderr")
 
     explain = puzzles.add_parser("explain", help="build a model without solving it and show its anatomy")
-    explain_puzzles = explain.add_subparsers(dest="explained", required=True, parser_class=_Parser)
-    ex_rect = explain_puzzles.add_parser("rect")
-    ex_rect.add_argument("size")
+    explain_puzzles = explain.add_subparsers(dest="explained", required=True, parser_class=_Parser, metavar="PUZZLE",
+                                             title="puzzles")
+    ex_rect = explain_puzzles.add_parser("rect", help="the rectangle model")
+    ex_rect.add_argument("size", help="rows x columns, e.g. 5x6")
     _lexicon_options(ex_rect)
-    ex_rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), default="table")
-    ex_rect.add_argument("--pattern")
-    ex_rect.add_argument("--distinct", action="store_true")
-    ex_rect.add_argument("--symmetric", action="store_true")
-    ex_rect.add_argument("--json", action="store_true")
-    ex_banana = explain_puzzles.add_parser("banana")
-    ex_banana.add_argument("hand")
+    ex_rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), default="table", help="CP-SAT encoding of the word constraints")
+    ex_rect.add_argument("--pattern", help="fixed letters, rows split by '/', '.' free (default: all free)")
+    ex_rect.add_argument("--distinct", action="store_true", help="no word used twice")
+    ex_rect.add_argument("--symmetric", action="store_true", help="word square whose rows equal its columns")
+    _explain_outputs(ex_rect)
+    ex_banana = explain_puzzles.add_parser("banana", help="the Bananagrams model for one box")
+    ex_banana.add_argument("hand", help="the tiles, e.g. 'aeinrst lp'")
     ex_banana.add_argument("--box", default=None, metavar="RxC", help="box size (default: the first box the solver tries)")
-    ex_banana.add_argument("--encoding", choices=("automaton", "table"), default="automaton")
-    ex_banana.add_argument("--dict", metavar="FILE")
-    ex_banana.add_argument("--json", action="store_true")
-    ex_scapes = explain_puzzles.add_parser("wordscapes")
-    ex_scapes.add_argument("board_file")
-    ex_scapes.add_argument("letters")
-    ex_scapes.add_argument("--min", type=POSITIVE, default=3)
+    ex_banana.add_argument("--encoding", choices=("automaton", "table"), default="automaton", help="CP-SAT encoding of the word rule")
+    _lexicon_options(ex_banana)
+    _explain_outputs(ex_banana)
+    ex_scapes = explain_puzzles.add_parser("wordscapes", help="the Wordscapes model")
+    ex_scapes.add_argument("board_file", help="text grid: '.' open, '#' or space blocked, a letter pre-filled")
+    ex_scapes.add_argument("letters", help="the wheel's letters")
+    ex_scapes.add_argument("--min", type=POSITIVE, default=3, help="shortest slot word")
     _lexicon_options(ex_scapes)
-    ex_scapes.add_argument("--json", action="store_true")
+    _explain_outputs(ex_scapes)
 
     compare = puzzles.add_parser("compare", help="a fixed, seeded suite on both solvers, in one table")
-    compare.add_argument("--time-limit", type=seconds, default=30.0, metavar="SECONDS", help="per solver and case (default 30)")
-    compare.add_argument("--dict", metavar="FILE")
-    compare.add_argument("--json", action="store_true")
+    compare.add_argument("--time-limit", type=seconds, default=30.0, metavar="SECONDS", help="per solver and case")
+    compare.add_argument("--quick", action="store_true", help="one small case per puzzle (seconds, not minutes)")
+    compare.add_argument("--dict", metavar="FILE", help=DICT_HELP)
+    compare.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     compare.add_argument("--plot", metavar="FILE.png", help="time against size, log axis (needs the plot extra: pip install -e '.[plot]')")
 
     grid = puzzles.add_parser("grid", help="all words on a Boggle/WordHero/Scramble board, scored")
     grid.add_argument("board", nargs="?", help="tiles row by row, '/' between rows (default 4x4); [qu] or Qu; +2 +3 *2 *3")
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
     grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board (simulated annealing)")
-    grid.add_argument("--seed", type=int, default=0)
-    grid.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="for --best (default 60)")
-    grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle")
+    grid.add_argument("--seed", type=int, default=0, help="seed for --random and --best")
+    grid.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="for --best")
+    grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle", help="scoring table")
     grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/scoring.py)")
-    grid.add_argument("--min", type=POSITIVE, default=3)
-    grid.add_argument("--max", type=POSITIVE)
-    grid.add_argument("--show", type=NON_NEGATIVE, default=20, help="words drawn with their paths (default 20)")
-    grid.add_argument("--dict", metavar="FILE", help="word list, one word per line")
-    grid.add_argument("--json", action="store_true")
+    grid.add_argument("--min", type=POSITIVE, default=3, help="shortest word")
+    grid.add_argument("--max", type=POSITIVE, help="longest word (default: no limit)")
+    grid.add_argument("--show", type=NON_NEGATIVE, default=20, help="words drawn with their paths")
+    _lexicon_options(grid)
+    grid.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+
+    lexicon = puzzles.add_parser("lexicon", help="print the dictionary's words, most common first, one per line")
+    lexicon.add_argument("--length", type=POSITIVE, metavar="N", help="only words of N letters (default: every length)")
+    _lexicon_options(lexicon)
     return parser
 
 
+DICT_HELP = ("word list: one word per line, most common first, or 'word<TAB>count' / 'word count' lines, "
+             "ranked by count (default: kjxqz ranked by wordfreq)")
+PARAM_HELP = ("a CP-SAT parameter, e.g. cp_model_presolve=false, num_workers=8, search_branching=FIXED_SEARCH; "
+              "repeat for more (default: the model's own settings)")
+
+
 def _lexicon_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--dict", metavar="FILE", help="word list, one word per line, most common first (default: kjxqz ranked by wordfreq)")
-    parser.add_argument("--top", type=POSITIVE, metavar="N", help="keep only the N most common words of each length")
+    parser.add_argument("--dict", metavar="FILE", help=DICT_HELP)
+    parser.add_argument("--top", type=POSITIVE, metavar="N", help="keep only the N most common words of each length (default: all)")
+
+
+def _mode_options(parser: argparse.ArgumentParser, best: str) -> None:
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--all", action="store_true", help="stream every solution")
+    mode.add_argument("--count", action="store_true", help="count every solution")
+    mode.add_argument("--limit", type=POSITIVE, metavar="K", help="stop after K solutions (default: 1)")
+    mode.add_argument("--best", action="store_true", help=best)
 
 
 def _solve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--solver", choices=("cpsat", "cp", "backtrack", "both"), default="cpsat", help="cp: OR-Tools classic CP solver; both: every engine, cross-checked")
-    parser.add_argument("--time-limit", type=seconds, metavar="SECONDS", help="stop after this long (result: unknown, never none)")
+    parser.add_argument("--solver", choices=("cpsat", "cp", "backtrack", "both"), default="cpsat",
+                        help="the engine (cp: OR-Tools' classic CP solver); both runs every engine and compares their answers")
+    parser.add_argument("--time-limit", type=seconds, metavar="SECONDS", help="stop after this long (result: unknown, never none) (default: none)")
+    parser.add_argument("--param", action="append", metavar="KEY=VALUE", help=PARAM_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
     parser.add_argument("--log", action="store_true", help="stream CP-SAT's own search log to stderr")
+
+
+def _explain_outputs(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--export", metavar="FILE", help="also write the model as CP-SAT proto text")
+    parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
 
 
 def main(argv: list[str] | None = None) -> int:

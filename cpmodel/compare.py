@@ -18,6 +18,8 @@ RECT_CASES = [((3, 3), 100, "all"), ((3, 3), 300, "all"), ((4, 4), 300, "count")
               ((4, 5), 500, "count"), ((4, 5), 1000, "count"), ((5, 6), 1000, "count"), ((5, 6), 2000, "count")]
 BANANA_CASES = [(11, 0), (15, 0), (21, 0)]
 WORDSCAPES_CASES = [("ring", "....\n.##.\n....", "retains"), ("cross", "#.#\n...\n#.#\n#.#", "stone")]
+# --quick: one small case per kind, a few seconds in all
+QUICK_CASES = {"rect": RECT_CASES[:1], "banana": BANANA_CASES[:1], "wordscapes": WORDSCAPES_CASES[:1]}
 
 
 @dataclass
@@ -33,16 +35,16 @@ class Row:
         return self.cpsat.seconds / max(self.backtrack.seconds, 1e-6)
 
 
-def run_suite(lexicon, time_limit: float, progress=None) -> list[Row]:
+def run_suite(lexicon, time_limit: float, progress=None, quick: bool = False) -> list[Row]:
     rows = []
-    for case in _cases(lexicon):
+    for case in _cases(lexicon, quick):
         if progress:
             progress(case[0], case[1])
         rows.append(_run(*case, time_limit))
     return rows
 
 
-def _cases(lexicon):
+def _cases(lexicon, quick: bool = False):
     from cpmodel import bananagrams as cp_banana
     from cpmodel import rectangle as cp_rect
     from cpmodel import wordscapes as cp_scapes
@@ -53,18 +55,19 @@ def _cases(lexicon):
     from heuristics import wordscapes as bt_scapes
     from heuristics.words import WordIndex, find_words
 
-    for (m, n), top, mode in RECT_CASES:
+    suite = QUICK_CASES if quick else {"rect": RECT_CASES, "banana": BANANA_CASES, "wordscapes": WORDSCAPES_CASES}
+    for (m, n), top, mode in suite["rect"]:
         spec = rectangle_spec(m, n, lexicon, top=top)
         request = Request(limit=None, count_only=mode == "count")
         yield ("rect", f"{m}x{n} --top {top} --{mode}", m * n,
                lambda c, s=spec, r=request: bt_rect.solve(s, r, c),
                lambda c, s=spec, r=request: cp_rect.solve(s, r, c), "sets")
     index = WordIndex(lexicon.words)
-    for tiles, seed in BANANA_CASES:
+    for tiles, seed in suite["banana"]:
         spec = banana_spec(draw_hand(tiles, seed), lexicon, lambda h: [f.word for f in find_words(index, h, min_len=2)])
         yield ("banana", f"{tiles} tiles, seed {seed}", tiles,
                lambda c, s=spec: bt_banana.solve(s, "free", c), lambda c, s=spec: cp_banana.solve(s, c), "layouts")
-    for name, board, wheel in WORDSCAPES_CASES:
+    for name, board, wheel in suite["wordscapes"]:
         spec = wordscapes_spec(parse_crossword(board), wheel, lexicon)
         request = Request(limit=None, count_only=True)
         yield ("wordscapes", f"{name} board, {wheel} --count", len(parse_crossword(board).cells),
@@ -95,7 +98,10 @@ def agreement(bt: SolveResult, cp: SolveResult, kind: str) -> str:
 
 
 def to_json(rows: list[Row]) -> list[dict]:
+    from cpmodel.render import finished
+
     return [{"puzzle": r.puzzle, "case": r.case, "agreement": r.agreement, "cpsat_over_backtrack": round(r.ratio(), 2),
+             "ratio_exact": finished(r.backtrack) and finished(r.cpsat),  # else the ratio is only a bound
              "backtrack": r.backtrack.to_json(with_solutions=False), "cpsat": r.cpsat.to_json(with_solutions=False)}
             for r in rows]
 

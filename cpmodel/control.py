@@ -40,6 +40,8 @@ class Control:
     started: float = field(default_factory=time.monotonic)
     solutions: int = 0  # progress counters, written by the solver
     nodes: int = 0
+    objective: object = None  # --best: best so far, CP-SAT's objective value or a backtracker's (max, sum)
+    bound: float | None = None  # --best: a proven lower bound on it (CP-SAT), if any
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

@@ -31,7 +31,8 @@ def _rect_backtrack(job: Job, control: Control, request) -> SolveResult:
 def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle import solve
 
-    return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False))
+    return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False),
+                 params=job.option("params", ()))
 
 
 def _rect_cp(job: Job, control: Control, request) -> SolveResult:
@@ -49,7 +50,7 @@ def _wordscapes_backtrack(job: Job, control: Control, request) -> SolveResult:
 def _wordscapes_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.wordscapes import solve
 
-    return solve(job.spec, request, control, log=job.option("log", False))
+    return solve(job.spec, request, control, log=job.option("log", False), params=job.option("params", ()))
 
 
 def _wordscapes_cp(job: Job, control: Control, request) -> SolveResult:
@@ -67,7 +68,7 @@ def _banana_backtrack(job: Job, control: Control, request) -> SolveResult:
 def _banana_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.bananagrams import solve
 
-    return solve(job.spec, control, job.option("encoding", "automaton"), job.option("log", False))
+    return solve(job.spec, control, job.option("encoding", "automaton"), job.option("log", False), job.option("params", ()))
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,13 @@ first, so a word's *rank* is simply its index. Two sources exist:
   English frequencies of ``wordfreq`` (words wordfreq does not know come
   after all known words, alphabetically);
 * a user file (``--dict``): one word per line, ranked by line order, so a
-  frequency-ordered list keeps its order.
+  frequency-ordered list keeps its order; or a counted list, one
+  ``word<TAB>count`` or ``word count`` per line, ranked by count (most first,
+  ties in line order), so a frequency table needs no sorting beforehand.
+
+A list given in code, ``Lexicon(["BATS", "Tab", ...])``, is normalised the
+same way as a file: case-folded, blanks, duplicates and non a–z entries
+dropped (counted in ``skipped``).
 
 Ranking the default list needs wordfreq's 300k-entry table (~0.3 s), so the
 ranked list is cached on disk. The cache file name is a hash of everything
@@ -30,16 +36,34 @@ from pathlib import Path
 from cpmodel.errors import InputError
 
 _WORD = re.compile(r"[a-z]+")
+_COUNTED = re.compile(r"(\S+)\s+([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)")  # word<whitespace>count
 _CACHE_FORMAT = "1"
 
 
 class Lexicon:
-    """Distinct a–z words, most common first; ``rank(w)`` is w's index."""
+    """Distinct a–z words, most common first; a word's rank is its index.
 
-    def __init__(self, words: list[str] | tuple[str, ...], source: str, skipped: int = 0):
-        self.words = tuple(words)
+    >>> lexicon = Lexicon(["Bats", "tab", "BATS", "e-mail", "stab"])
+    >>> lexicon.words, lexicon.skipped
+    (('bats', 'tab', 'stab'), 1)
+    >>> lexicon.top(1).words  # the most common word of each length
+    ('bats', 'tab')
+    """
+
+    def __init__(self, words, source: str = "a word list", skipped: int = 0):
+        if isinstance(words, str):  # "bats tab stab": whitespace-separated words
+            words = words.split()
+        kept, dropped = parse_words(words)
+        self.words = tuple(kept)
         self.source = source  # a human-readable name: "kjxqz+wordfreq" or a path
-        self.skipped = skipped  # lines of a user file that were not a–z words
+        self.skipped = skipped + dropped  # entries that were not a–z words
+
+    @classmethod
+    def _clean(cls, words, source: str, skipped: int = 0) -> "Lexicon":
+        """A lexicon from words already normalised (skips the per-word check)."""
+        lexicon = cls.__new__(cls)
+        lexicon.words, lexicon.source, lexicon.skipped = tuple(words), source, skipped
+        return lexicon
 
     def __len__(self) -> int:
         return len(self.words)
@@ -57,8 +81,21 @@ class Lexicon:
         chosen = [w for w in self.words if len(w) == length]
         return chosen if top is None else chosen[:top]
 
+    def top(self, n: int | None) -> "Lexicon":
+        """Only the ``n`` most common words of each length (all when None),
+        in the same rank order."""
+        if n is None:
+            return self
+        kept, per_length = [], {}
+        for word in self.words:
+            seen = per_length.get(len(word), 0)
+            if seen < n:
+                per_length[len(word)] = seen + 1
+                kept.append(word)
+        return Lexicon._clean(kept, f"{self.source}, top {n} per length", self.skipped)
 
-def parse_words(lines: list[str]) -> tuple[list[str], int]:
+
+def parse_words(lines) -> tuple[list[str], int]:
     """Case-fold, drop blanks and duplicates, skip non a–z lines.
 
     Returns the kept words in first-seen order and how many lines were skipped
@@ -90,10 +127,43 @@ def load_file(path: str | os.PathLike) -> Lexicon:
         raise InputError(f"dictionary path is a directory: {path}") from None
     except OSError as exc:
         raise InputError(f"cannot read dictionary file {path}: {exc.strerror}") from None
-    words, skipped = parse_words(text.splitlines())
+    lines = text.splitlines()
+    words, skipped = parse_counted(lines) if is_counted(lines) else parse_words(lines)
     if not words:
         raise InputError(f"dictionary file {path} holds no a-z words")
-    return Lexicon(words, source=str(path), skipped=skipped)
+    return Lexicon._clean(words, source=str(path), skipped=skipped)
+
+
+def is_counted(lines: list[str]) -> bool:
+    """A counted list: most non-blank lines are ``word count`` (a header line may differ)."""
+    filled = [line for line in lines[:1000] if line.strip()]
+    counted = sum(1 for line in filled if _COUNTED.fullmatch(line.strip()))
+    return bool(filled) and counted * 2 > len(filled)
+
+
+def parse_counted(lines: list[str]) -> tuple[list[str], int]:
+    """``word<TAB>count`` or ``word count`` lines, most counted first.
+
+    Case variants add up (``The 5`` and ``the 3`` make ``the`` 8); equal
+    counts keep their line order. Lines that are not an a–z word with a
+    count are skipped and counted.
+
+    >>> parse_counted(["cat 5", "the\t900", "Cat 2", "dog 40", "x-ray 3"])
+    (['the', 'dog', 'cat'], 1)
+    """
+    totals: dict[str, float] = {}
+    skipped = 0
+    for line in lines:
+        match = _COUNTED.fullmatch(line.strip())
+        if not line.strip():
+            continue
+        word = match.group(1).lower() if match else ""
+        if not _WORD.fullmatch(word):
+            skipped += 1
+            continue
+        totals[word] = totals.get(word, 0.0) + float(match.group(2))
+    ranked = sorted(totals, key=lambda w: -totals[w])  # stable: ties keep line order
+    return ranked, skipped
 
 
 def load_default() -> Lexicon:
@@ -102,11 +172,11 @@ def load_default() -> Lexicon:
     key = _cache_key(raw)
     cached = _read_cache(key)
     if cached is not None:
-        return Lexicon(cached, source="kjxqz+wordfreq")
+        return Lexicon._clean(cached, source="kjxqz+wordfreq")
     words, _ = parse_words(raw.decode("utf-8").splitlines())
     ranked = rank_by_frequency(words)
     _write_cache(key, ranked)
-    return Lexicon(ranked, source="kjxqz+wordfreq")
+    return Lexicon._clean(ranked, source="kjxqz+wordfreq")
 
 
 def rank_by_frequency(words: list[str]) -> list[str]:

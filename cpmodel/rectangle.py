@@ -75,7 +75,7 @@ from dataclasses import dataclass, field
 from ortools.sat.python import cp_model
 
 from cpmodel.control import Control, Request, SolutionSink
-from cpmodel.cpsat_run import prepare, solve_with_stop
+from cpmodel.cpsat_run import apply_params, prepare, report_bound, solve_with_stop
 from cpmodel.dawg import ALPHABET, build_dawg
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import RectangleSpec
@@ -289,6 +289,7 @@ class _Collector(cp_model.CpSolverSolutionCallback):
         if self.best is not None and value >= self.best:
             return  # the same rectangle again (or no better): nothing new
         self.best = value
+        self.control.objective, self.control.bound = self.objective_value, self.best_objective_bound
         self.sink.solutions.clear()
         self.sink.count = 0
         self.sink.record(rows)
@@ -300,8 +301,10 @@ def solve(
     control: Control | None = None,
     encoding: str = "table",
     log: bool = False,
+    params: tuple[str, ...] = (),
 ) -> SolveResult:
-    """Build and solve; the status says honestly whether the search finished."""
+    """Build and solve; the status says honestly whether the search finished.
+    ``params`` are SatParameters text lines (``--param``), applied last."""
     control = control or Control()
     started = time.perf_counter()
     enumerating = not request.best and request.limit != 1
@@ -311,6 +314,9 @@ def solve(
     model.add_decision_strategy(letters, cp_model.CHOOSE_MIN_DOMAIN_SIZE, cp_model.SELECT_MIN_VALUE)
     solver = cp_model.CpSolver()
     search_parameters(solver, request, control, log)
+    apply_params(solver, params)
+    if request.best:
+        report_bound(solver, control)
     collector = _Collector(spec, variables, request, control)
     status = solve_with_stop(solver, model, control, collector)
     if status == cp_model.MODEL_INVALID:

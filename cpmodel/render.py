@@ -2,9 +2,16 @@
 
 Everything a person reads on the terminal is drawn here; JSON for scripts is
 built from :meth:`SolveResult.to_json` and never passes through rich.
+
+It must read well at 80 columns, which is also rich's width when output is
+piped. Summary lines are :class:`Parts`: short pieces joined by " · " that
+break only between pieces, so a number never wraps away from its unit
+(rich breaks at any Unicode space, the no-break space included).
 """
 
 from __future__ import annotations
+
+import re
 
 from rich import box
 from rich.panel import Panel
@@ -20,27 +27,89 @@ def grid_panel(rows: tuple[str, ...], title: str = "") -> Panel:
     return Panel.fit(body, title=title, box=box.ROUNDED, padding=(0, 1))
 
 
-def summary(result: SolveResult, what: str) -> Text:
+class Parts:
+    """A line of short pieces joined by " · ", wrapped only between pieces.
+
+    >>> from rich.console import Console
+    >>> console = Console(width=24, color_system=None)
+    >>> console.print(Parts(["3 rectangles", "search complete", "15.61 s"]))
+    3 rectangles
+    · search complete
+    · 15.61 s
+    """
+
+    def __init__(self, parts: list[str], style: str = ""):
+        self.parts, self.style = [p for p in parts if p], style
+
+    @property
+    def plain(self) -> str:
+        return " · ".join(self.parts)
+
+    def __rich_console__(self, console, options):
+        width = options.max_width
+        lines, line = [], ""
+        for part in self.parts:
+            joined = f"{line} · {part}" if line else part
+            if line and len(joined) > width:
+                lines.append(line)
+                joined = f"· {part}"
+            if len(joined) > width:  # a piece wider than the screen: break it between words
+                *full, joined = _pack(_NUMBER_WITH_UNIT.findall(joined), width)
+                lines += full
+            line = joined
+        lines.append(line)
+        yield Text("\n".join(lines), style=self.style)
+
+
+_NUMBER_WITH_UNIT = re.compile(r"\d[\d,.]*\s\S+|\S+")  # "15.61 s" stays one token
+
+
+def _pack(tokens: list[str], width: int) -> list[str]:
+    lines, line = [], ""
+    for token in tokens:
+        if line and len(line) + 1 + len(token) > width:
+            lines.append(line)
+            line = token
+        else:
+            line = f"{line} {token}" if line else token
+    return lines + [line]
+
+
+def summary(result: SolveResult, what: str) -> Parts:
     """One honest line: what was found, and whether the search finished."""
     effort = _effort(result)
+    seconds = f"{result.seconds:.2f} s"
     if result.status == FOUND:
         if result.stopped_by == "limit":
-            done = "stopped as requested, more may exist (--all for every one)"
+            done = ["stopped as requested", "more may exist (--all for every one)"]
         else:
-            done = "search complete" if result.complete else f"stopped by {result.stopped_by}, more may exist"
+            done = ["search complete"] if result.complete else [f"stopped by {result.stopped_by}", "more may exist"]
         if result.objective is not None:
-            done = "optimum proven" if result.complete else f"best so far, not proven optimal ({result.stopped_by})"
-            head = f"best {what}: largest rank {result.objective[0]}, rank sum {result.objective[1]}"
+            done = ["optimum proven"] if result.complete else [f"best so far, not proven optimal ({result.stopped_by})"]
+            head = [f"best {what}", f"largest rank {result.objective[0]}, rank sum {result.objective[1]}"]
         else:
-            head = f"{result.count} {what}{'s' if result.count != 1 else ''}"
-        return Text(f"{head} · {done} · {result.seconds:.2f} s · {effort}", style="green")
+            head = [f"{result.count} {what}{'s' if result.count != 1 else ''}"]
+        return Parts([*head, *done, seconds, effort], style="green")
     if result.status == NONE:
-        return Text(f"none: no {what} exists (search complete) · {result.seconds:.2f} s · {effort}", style="yellow")
-    return Text(
-        f"unknown: stopped by {result.stopped_by} after {result.seconds:.2f} s with no {what} found; "
-        f"this does not prove that none exists · {effort}",
-        style="red",
-    )
+        return Parts([f"none: no {what} exists", "search complete", seconds, effort], style="yellow")
+    stopped = "the heuristic search ran dry" if result.stopped_by == "exhausted" else f"stopped by {result.stopped_by}"
+    return Parts([f"unknown: {stopped}", f"after {seconds}", f"no {what} found",
+                  "this does not prove that none exists", effort], style="red")
+
+
+def finished(result: SolveResult) -> bool:
+    """Its seconds are the whole job's: neither the clock nor Ctrl-C cut it short."""
+    return result.stopped_by not in ("time-limit", "interrupt")
+
+
+def speed_ratio(slow: SolveResult, fast: SolveResult) -> str:
+    """slow / fast as "15.2×", or as a bound when a run was cut short:
+    "> 15×" when only the slower one stopped early (it would have taken
+    longer), "?" when the faster one did (the order itself is unknown)."""
+    ratio = slow.seconds / max(fast.seconds, 1e-6)
+    if not finished(fast):
+        return "?"
+    return f"{ratio:.1f}×" if finished(slow) else f"> {ratio:.1f}×" if ratio < 10 else f"> {ratio:.0f}×"
 
 
 def _effort(result: SolveResult) -> str:
@@ -57,14 +126,16 @@ def comparison_table(results: list[SolveResult], agreement: str) -> Table:
     """The --solver both cross-check: one row per solver, then the verdict."""
     table = Table(title="cross-check", box=box.SIMPLE_HEAVY)
     for header in ("solver", "status", "solutions", "complete", "seconds", "nodes / branches"):
-        table.add_column(header, justify="right" if header in ("solutions", "seconds") else "left")
+        table.add_column(header, justify="right" if header in ("solutions", "seconds") else "left", no_wrap=True)
     for r in results:
         effort = r.stats.get("nodes", r.stats.get("branches", ""))
         table.add_row(r.solver, r.status, str(r.count), str(r.complete), f"{r.seconds:.3f}", f"{effort:,}" if effort != "" else "")
     fastest = min(results, key=lambda r: r.seconds)
     slowest = max(results, key=lambda r: r.seconds)
-    ratio = slowest.seconds / max(fastest.seconds, 1e-9)
-    table.caption = f"agreement: {agreement} · {fastest.solver} {ratio:.1f}× faster than {slowest.solver}"
+    ratio = speed_ratio(slowest, fastest)
+    speed = (f"{fastest.solver} {ratio} faster than {slowest.solver}" if ratio != "?"
+             else "speeds not comparable (the faster run was stopped early)")
+    table.caption = f"agreement: {agreement} · {speed}"
     return table
 
 
@@ -82,6 +153,17 @@ def words_by_length(found) -> Table:
             line.append("  ")
         table.add_row(str(length), line)
     return table
+
+
+def words_in_order(found) -> Text:
+    """Words from a rack in the given order (``--sort common``), blank letters dimmed."""
+    line = Text()
+    for k, f in enumerate(found):
+        if k:
+            line.append("  ")
+        for position, ch in enumerate(f.word):
+            line.append(ch, style="italic magenta" if position in f.blanks else "bold")
+    return line
 
 
 def board_panel(board, title: str = "") -> Panel:
@@ -123,3 +205,37 @@ def grid_words_table(board, words, show: int) -> Table:
     if len(words) > show:
         table.caption = f"{len(words) - show} more (use --show N or --json)"
     return table
+
+
+def compare_table(rows, time_limit: float) -> Table:
+    """``compare``: one row per case, each solver's status, seconds and effort
+    stacked in one cell, so the table fits 80 columns."""
+    table = Table(title=f"backtracking vs CP-SAT (time limit {time_limit:g} s per solver and case)",
+                  box=box.SIMPLE_HEAVY, caption="cp/bt: CP-SAT's seconds over the backtracker's; "
+                  "> or < when one run was stopped by the time limit")
+    table.add_column("case", overflow="fold")
+    table.add_column("agreement", no_wrap=True)
+    table.add_column("backtracking", justify="right", no_wrap=True)
+    table.add_column("CP-SAT", justify="right", no_wrap=True)
+    table.add_column("cp/bt", justify="right", no_wrap=True)
+    for r in rows:
+        table.add_row(Text(f"{r.puzzle}\n{r.case}"), r.agreement, _run_cell(r.backtrack, "nodes"),
+                      _run_cell(r.cpsat, "branches"), _ratio_cell(r.cpsat, r.backtrack))
+    return table
+
+
+def _run_cell(result: SolveResult, effort: str) -> Text:
+    return Text(f"{result.status} {result.count}\n{result.seconds:.3f} s\n{result.stats.get(effort, 0):,} {effort}")
+
+
+def _ratio_cell(cpsat: SolveResult, backtrack: SolveResult) -> str:
+    """cp/bt, or a bound when a run was cut short: the stopped one would have taken longer."""
+    ratio = cpsat.seconds / max(backtrack.seconds, 1e-6)
+    shown = f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
+    if finished(cpsat) and finished(backtrack):
+        return shown
+    if finished(backtrack):
+        return f"> {shown}"
+    if finished(cpsat):
+        return f"< {shown}"
+    return "?"

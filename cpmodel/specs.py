@@ -116,6 +116,17 @@ class WordscapesSpec:
     slots: tuple[tuple[tuple[int, int], ...], ...]
     candidates: tuple[tuple[str, ...], ...]
     lone_cells: tuple[tuple[int, int], ...]  # open cells in no slot: a wheel letter (kept if pre-filled)
+    ranks: tuple[tuple[int, ...], ...] = ()  # ranks[k][i]: rank of candidates[k][i] among words of its length
+
+    def slot_words(self, rows: tuple[str, ...]) -> list[str]:
+        """The word each slot spells in a filled board, in slot order."""
+        return ["".join(rows[r][c] for r, c in slot) for slot in self.slots]
+
+    def fill_objective(self, rows: tuple[str, ...]) -> tuple[int, int]:
+        """(largest rank, sum of ranks) of a fill's words: what ``--best`` minimises."""
+        ranks = [dict(zip(words, ranks))[word]
+                 for words, ranks, word in zip(self.candidates, self.ranks, self.slot_words(rows))]
+        return (max(ranks, default=0), sum(ranks))
 
     def render(self, letters: dict) -> tuple[str, ...]:
         """Rows of the filled board: letters, '#' for blocked cells."""
@@ -142,16 +153,19 @@ def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> Wo
         raise InputError(f"--min must be at least 1, got {min_len}")
     counts = Counter(wheel)
     slots = tuple(board.slots())
-    by_length: dict[int, list[str]] = {}
+    by_length: dict[int, list[tuple[int, str]]] = {}  # (rank among words of this length, word)
     for length in {len(s) for s in slots}:
-        by_length[length] = [w for w in lexicon.of_length(length) if length >= min_len and spellable(w, counts)]
-    candidates = []
+        by_length[length] = [(rank, w) for rank, w in enumerate(lexicon.of_length(length))
+                             if length >= min_len and spellable(w, counts)]
+    candidates, ranks = [], []
     for slot in slots:
         fixed = [(k, board.cells[cell]) for k, cell in enumerate(slot) if board.cells[cell]]
-        candidates.append(tuple(w for w in by_length[len(slot)] if all(w[k] == c for k, c in fixed)))
+        fitting = [(rank, w) for rank, w in by_length[len(slot)] if all(w[k] == c for k, c in fixed)]
+        candidates.append(tuple(w for _, w in fitting))
+        ranks.append(tuple(rank for rank, _ in fitting))
     in_slots = {cell for slot in slots for cell in slot}
     lone = tuple(cell for cell in sorted(board.cells) if cell not in in_slots)
-    return WordscapesSpec(board, wheel, min_len, slots, tuple(candidates), lone)
+    return WordscapesSpec(board, wheel, min_len, slots, tuple(candidates), lone, tuple(ranks))
 
 
 # -- Bananagrams --------------------------------------------------------------------
@@ -202,9 +216,15 @@ def banana_spec(hand: str, lexicon: Lexicon, finder=None) -> BananaSpec:
     is made of distinct tiles of the hand), longest first, then by rank.
 
     ``finder(hand)`` may supply those words faster (a trie walk under the
-    hand's counts, heuristics.words); by default the lexicon is scanned."""
+    hand's counts, heuristics.words); by default the lexicon is scanned.
+    The hand is read as on the command line (spaces and commas are fine).
+
+    >>> banana_spec("ta, b", Lexicon(["bat", "tab", "at", "zoo"])).words
+    ('bat', 'tab', 'at')
+    """
     from collections import Counter
 
+    hand = parse_hand(hand)
     if finder is not None:
         words = [w for w in finder(hand) if len(w) >= 2]
     else:

@@ -78,4 +78,18 @@ class Supervisor:
         rate = found / elapsed if elapsed > 0 else 0.0
         nodes = f" · {self.control.nodes:,} nodes" if self.control.nodes else ""
         stopping = " · stopping…" if self.control.stop.is_set() else ""
-        return Text(f"{self.label} · {found:,} found ({rate:,.1f}/s){nodes} · {elapsed:.1f} s{stopping}", style="cyan")
+        return Text(f"{self.label} · {found:,} found ({rate:,.1f}/s){nodes}{self._objective()}"
+                    f" · {elapsed:.1f}\u00a0s{stopping}", style="cyan")
+
+    def _objective(self) -> str:
+        """' · objective 1,234 · bound 1,100 (gap 10.9%)' while --best runs."""
+        value, bound = self.control.objective, self.control.bound
+        if value is None:
+            return ""
+        if isinstance(value, tuple):  # a backtracker's (largest rank, rank sum); it proves no bound
+            return f" · best: largest rank {value[0]:,}, rank sum {value[1]:,}"
+        text = f" · objective {value:,.0f}"
+        if bound is not None:
+            gap = (value - bound) / max(abs(value), 1)
+            text += f" · bound {bound:,.0f} (gap {gap:.1%})"
+        return text

@@ -16,6 +16,11 @@ Constraints.
     (2) AllDifferent(w[s] for every slot s)      no word is used twice
     (3) ℓ[p] ∈ wheel letters for an open cell in no slot
 
+Objective (``--best``, the most familiar fill), as for rectangles:
+    ρ[s] = rank(w[s])  (AddElement; a word's rank among the lexicon's words of its length)
+    minimise W · max_s ρ[s] + Σ_s ρ[s],   W = (number of slots) · (largest rank) + 1
+so the largest rank comes first and the sum breaks ties.
+
 w[s] is determined by the letters (each word has one number), so every fill
 is enumerated exactly once.
 """
@@ -27,15 +32,16 @@ import time
 from ortools.sat.python import cp_model
 
 from cpmodel.control import Control, Request, SolutionSink
-from cpmodel.cpsat_run import prepare, solve_with_stop
+from cpmodel.cpsat_run import apply_params, prepare, report_bound, solve_with_stop
 from cpmodel.dawg import ALPHABET
 from cpmodel.result import SolveResult, status_of
 from cpmodel.specs import WordscapesSpec
 from cpmodel.validate import check_wordscapes
 
 
-def build_model(spec: WordscapesSpec):
-    """(model, letters) where letters maps each open cell to its variable."""
+def build_model(spec: WordscapesSpec, best: bool = False):
+    """(model, letters) where letters maps each open cell to its variable;
+    ``best`` adds the rank objective."""
     model = cp_model.CpModel()
     letters = {cell: model.new_int_var(0, 25, f"l{cell}") for cell in sorted(spec.board.cells)}
     for cell, fixed in spec.board.cells.items():
@@ -55,7 +61,24 @@ def build_model(spec: WordscapesSpec):
     wheel = sorted({ALPHABET.index(c) for c in spec.wheel})
     for cell in spec.lone_cells:  # (3) a cell in no slot still takes a wheel letter
         model.add_allowed_assignments([letters[cell]], [[c] for c in wheel])
+    if best and word_ids:
+        _add_rank_objective(model, spec, vocabulary, word_ids)
     return model, letters
+
+
+def _add_rank_objective(model, spec: WordscapesSpec, vocabulary: list[str], word_ids) -> None:
+    """minimise W · (largest rank) + (sum of ranks)."""
+    rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+    table = [rank_of[w] for w in vocabulary]
+    top = max(table)
+    ranks = []
+    for k, word_id in enumerate(word_ids):
+        rank = model.new_int_var(0, top, f"rank{k}")
+        model.add_element(word_id, table, rank)  # ρ[s] = rank(w[s])
+        ranks.append(rank)
+    largest = model.new_int_var(0, top, "largest_rank")
+    model.add_max_equality(largest, ranks)
+    model.minimize((len(ranks) * top + 1) * largest + sum(ranks))
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
@@ -63,31 +86,46 @@ class _Collector(cp_model.CpSolverSolutionCallback):
 
     def __init__(self, spec, letters, request, control):
         super().__init__()
-        self.spec, self.letters = spec, letters
+        self.spec, self.letters, self.request, self.control = spec, letters, request, control
         self.sink = SolutionSink(request, control)
         self.reached_limit = False
+        self.best: tuple[int, int] | None = None
 
     def on_solution_callback(self) -> None:
         rows = self.spec.render({cell: ALPHABET[self.value(v)] for cell, v in self.letters.items()})
         check_wordscapes(self.spec, rows)
+        if self.request.best:  # each improving fill replaces the last
+            self.best = self.spec.fill_objective(rows)
+            self.control.objective, self.control.bound = self.objective_value, self.best_objective_bound
+            self.sink.solutions.clear()
+            self.sink.count = 0
         if self.sink.record(rows):
             self.reached_limit = True
             self.stop_search()
 
 
-def solve(spec: WordscapesSpec, request: Request = Request(), control: Control | None = None, log: bool = False) -> SolveResult:
+def solve(spec: WordscapesSpec, request: Request = Request(), control: Control | None = None, log: bool = False,
+          params: tuple[str, ...] = ()) -> SolveResult:
+    """Build and solve; ``params`` are ``--param`` SatParameters lines, applied last."""
     control = control or Control()
     started = time.perf_counter()
-    model, letters = build_model(spec)
+    model, letters = build_model(spec, best=request.best)
     solver = cp_model.CpSolver()
-    prepare(solver, control, log, workers=1)  # enumeration runs on one worker; boards are small
-    solver.parameters.enumerate_all_solutions = request.limit != 1
+    prepare(solver, control, log, workers=1)  # one worker: boards are small, enumeration needs it
+    solver.parameters.enumerate_all_solutions = request.limit != 1 and not request.best
+    apply_params(solver, params)
+    if request.best:
+        report_bound(solver, control)
     collector = _Collector(spec, letters, request, control)
     status = solve_with_stop(solver, model, control, collector)
-    exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and not collector.reached_limit
+    finished = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+    exhausted = finished and not collector.reached_limit
     complete = exhausted or collector.reached_limit
-    stopped_by = "limit" if collector.reached_limit else (None if complete else control.stop_reason() or "time-limit")
+    if request.best:  # an optimum is complete only when proven
+        complete = exhausted = finished
+    stopped_by = "limit" if collector.reached_limit and not request.best else (
+        None if complete else control.stop_reason() or "time-limit")
     sink = collector.sink
     return SolveResult("cpsat", status_of(sink.count, exhausted), complete, sink.count, sink.solutions,
-                       time.perf_counter() - started, stopped_by,
+                       time.perf_counter() - started, stopped_by, objective=collector.best,
                        stats={"branches": solver.num_branches, "conflicts": solver.num_conflicts})

@@ -307,6 +307,7 @@ class RectangleSearch:
         self.solutions = [rows]
         self.count = 1
         self.control.solutions += 1
+        self.control.objective = value  # the progress line shows the best so far
         if self.request.on_solution:
             self.request.on_solution(rows)
         self.bound = value[0]  # ties on the max are still wanted (smaller sum)

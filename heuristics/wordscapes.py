@@ -5,6 +5,11 @@ agree with the letters placed so far (most constrained first), try each of
 them that is not used yet, and undo on the way back. A slot with no
 candidate left ends the branch at once. Exact: it reports every fill once
 and ``none`` only after the whole tree.
+
+``--best`` (the most familiar fill) is branch and bound on (largest rank, sum
+of ranks): the placed words' ranks bound any completion from below, so a
+branch whose (max, sum) cannot beat the best fill found is cut, and each
+slot's candidates are tried most common first.
 """
 
 from __future__ import annotations
@@ -28,6 +33,9 @@ class SlotFiller:
         given = spec.board.cells
         self.free_lone = [cell for cell in spec.lone_cells if not given[cell]]
         self.lone_fit = all(given[cell] in spec.wheel for cell in spec.lone_cells if given[cell])
+        self.rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+        self.placed_ranks: list[int] = []  # ranks of the words placed so far (for --best)
+        self.best: tuple[int, int] | None = None
 
     def fits(self, slot, word: str) -> bool:
         letters = self.letters
@@ -52,6 +60,8 @@ class SlotFiller:
         if not open_slots:
             self._complete()
             return
+        if self.best is not None and not self._may_improve(self.placed_ranks):
+            return
         options = {k: [w for w in self.spec.candidates[k] if w not in self.used and self.fits(self.spec.slots[k], w)]
                    for k in open_slots}
         slot_index = min(options, key=lambda k: len(options[k]))  # most constrained slot
@@ -61,13 +71,23 @@ class SlotFiller:
             for cell, ch in zip(slot, word):
                 self.letters.setdefault(cell, ch)
             self.used.add(word)
+            self.placed_ranks.append(self.rank_of.get(word, 0))
             self._fill(open_slots - {slot_index})
+            self.placed_ranks.pop()
             self.used.discard(word)
             for cell in placed:
                 del self.letters[cell]
 
+    def _may_improve(self, ranks: list[int]) -> bool:
+        """Could a fill with these words (and more) beat the best? Ranks only grow."""
+        largest, total = max(ranks, default=0), sum(ranks)
+        return largest < self.best[0] or (largest == self.best[0] and total < self.best[1])
+
     def _complete(self) -> None:
         """All slots hold words; free lone cells take each wheel letter in turn."""
+        if self.request.best:
+            self._improve()
+            return
         lone = self.free_lone
         for choice in _assignments(len(lone), sorted(set(self.spec.wheel))):
             letters = {**self.letters, **dict(zip(lone, choice))}
@@ -75,6 +95,20 @@ class SlotFiller:
             check_wordscapes(self.spec, rows)
             if self.sink.record(rows):
                 raise SearchStopped("limit")
+
+
+    def _improve(self) -> None:
+        """--best: keep this fill if it beats the best (its lone cells take the first wheel letter)."""
+        if self.best is not None and not self._may_improve(self.placed_ranks):
+            return
+        first = sorted(set(self.spec.wheel))[0]
+        rows = self.spec.render({**self.letters, **{cell: first for cell in self.free_lone}})
+        check_wordscapes(self.spec, rows)
+        self.best = self.spec.fill_objective(rows)
+        self.control.objective = self.best
+        self.sink.solutions.clear()
+        self.sink.count = 0
+        self.sink.record(rows)
 
 
 def _assignments(n: int, letters: list[str]):
@@ -94,4 +128,5 @@ def solve(spec: WordscapesSpec, request: Request = Request(), control: Control |
     exhausted = stopped_by is None
     sink = filler.sink
     return SolveResult("backtrack", status_of(sink.count, exhausted), exhausted or stopped_by == "limit", sink.count,
-                       sink.solutions, time.perf_counter() - started, stopped_by, stats={"nodes": filler.nodes})
+                       sink.solutions, time.perf_counter() - started, stopped_by, objective=filler.best,
+                       stats={"nodes": filler.nodes})

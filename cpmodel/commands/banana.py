@@ -8,13 +8,13 @@ import json
 from rich.console import Console
 
 from cpmodel import engines
-from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, combined_status, engine_names, hand_finder,
-                                     load_lexicon, read_user_file)
+from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, combined_status, cpsat_params, engine_names,
+                                     hand_finder, load_lexicon, read_user_file, warn_unused)
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
-from cpmodel.render import comparison_table, grid_panel, summary
-from cpmodel.result import FOUND, NONE, SolveResult
+from cpmodel.render import Parts, comparison_table, grid_panel, summary
+from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.supervise import Supervisor
 
 
@@ -26,12 +26,20 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if (args.hand is None) == (args.draw is None):
         raise InputError("give a HAND or --draw N (not both)")
     hand = draw_hand(args.draw, args.seed) if args.draw is not None else parse_hand(args.hand)
-    lexicon = load_lexicon(args.dict, stderr)
+    solvers = engine_names(args.solver, "banana")
+    readers = solvers + ["cpsat"] if args.compact else solvers  # --compact runs CP-SAT too
+    warn_unused(stderr, readers, {option: reader for option, reader, value in (
+        ("--mode", "backtrack", args.mode), ("--encoding", "cpsat", args.encoding),
+        ("--param", "cpsat", args.param), ("--log", "cpsat", args.log)) if value})
+    if args.draw is not None and not args.json:
+        stdout.print(f"drew {len(hand)} tiles (seed {args.seed}): {hand.upper()}", highlight=False)
+    lexicon = load_lexicon(args.dict, stderr, args.top)
     spec = banana_spec(hand, lexicon, hand_finder(lexicon))
     gc.freeze()
-    solvers = engine_names(args.solver, "banana")
+    args.encoding = args.encoding or "automaton"
+    params = cpsat_params(args.param)
     job = Job("banana", spec, args.solver, time_limit=args.time_limit,
-              options={"mode": args.mode, "encoding": args.encoding, "log": args.log})
+              options={"mode": args.mode or "free", "encoding": args.encoding, "log": args.log, "params": params})
     results, interrupted = [], False
     for name in solvers:
         control = Control(time_limit=args.time_limit)
@@ -48,7 +56,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
 
             control = Control(time_limit=args.time_limit)
             supervisor = Supervisor(control, "cpsat compacting", stderr)
-            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log)))
+            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params)))
             interrupted = supervisor.interrupted
     agreement = banana_agreement(results[:2]) if len(solvers) == 2 and len(results) >= 2 else None
     final = results[-1] if results[-1].solutions or len(results) == 1 else next((r for r in results if r.solutions), results[-1])
@@ -61,17 +69,24 @@ def run(args, stdout: Console, stderr: Console) -> int:
             doc["agreement"] = agreement
         stdout.print_json(json.dumps(doc))
     else:
-        if final.solutions:
+        shown = [r for r in results if r.solutions]
+        if len(solvers) == 2 and len(shown) == 2 and not args.compact:  # each engine's own layout
+            for r in shown:
+                stdout.print(grid_panel(tuple(row.replace(".", " ") for row in r.solutions[0]), title=f"{r.solver}"))
+        elif final.solutions:
             stdout.print(grid_panel(tuple(row.replace(".", " ") for row in final.solutions[0]), title=f"{len(hand)} tiles"))
         for r in results:
             if "optimum_proven" in r.stats:  # the --compact step
                 rows = r.solutions[0]
                 proven = "proven smallest" if r.stats["optimum_proven"] else f"not proven smallest: stopped by {r.stopped_by}"
-                stdout.print(f"compacted by cpsat: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']} "
-                             f"({proven}) · {r.seconds:.2f} s · {r.stats.get('branches', 0):,} branches",
-                             style="green", highlight=False)
+                stdout.print(Parts([f"compacted by cpsat: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']}",
+                                    proven, f"{r.seconds:.2f} s", f"{r.stats.get('branches', 0):,} branches"],
+                                   style="green"), highlight=False)
             else:
                 stdout.print(summary(r, "layout"), highlight=False)
+        if all(r.status == UNKNOWN for r in results) and "cpsat" not in solvers:
+            stdout.print("the backtracker cannot prove that no layout exists; --solver cpsat can "
+                         "(it shows every box that could hold the tiles infeasible)", style="yellow", highlight=False)
         if agreement:
             stdout.print(comparison_table(results[:2], agreement))
     if interrupted:

@@ -31,18 +31,43 @@ def read_user_file(path: str, what: str) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
-def load_lexicon(path: str | None, stderr: Console) -> Lexicon:
+def load_lexicon(path: str | None, stderr: Console, top: int | None = None) -> Lexicon:
+    """The default dictionary or a ``--dict`` file, cut to ``--top`` words per length."""
+    if top is not None and top < 1:
+        raise InputError(f"--top must be at least 1, got {top}")
     if path is None:
-        return load_default()
+        return load_default().top(top)
     lexicon = load_file(path)
     if lexicon.skipped:
         stderr.print(f"warning: skipped {lexicon.skipped} lines of {path} that are not a-z words", style="yellow", highlight=False)
-    return lexicon
+    return lexicon.top(top)
+
+
+def warn_unused(stderr: Console, engines: list[str], given: dict[str, str]) -> None:
+    """One line per option given that no chosen engine reads.
+
+    ``given`` maps an option as typed (``--encoding``) to the engine that
+    reads it; options left at their default are not in it."""
+    for option, reader in given.items():
+        if reader not in engines:
+            stderr.print(f"warning: {option} applies to --solver {reader} only; ignored with {' and '.join(engines)}",
+                         style="yellow", highlight=False)
+
+
+def cpsat_params(pairs: list[str] | None) -> tuple[str, ...]:
+    """``--param key=value`` as checked SatParameters lines (ortools loads only when given)."""
+    if not pairs:
+        return ()
+    from cpmodel.cpsat_run import parse_params
+
+    return parse_params(pairs)
 
 def solve_request(args) -> Request:
     """The mode options as a Request (without a streaming callback, so it pickles)."""
     if getattr(args, "best", False):
         return Request(limit=None, best=True)
+    if args.limit is not None and args.limit < 1:
+        raise InputError(f"--limit must be at least 1, got {args.limit}")
     if args.all or args.count:
         return Request(limit=None, count_only=args.count)
     return Request(limit=args.limit or 1)
@@ -54,11 +79,12 @@ def engine_names(choice: str, puzzle: str) -> list[str]:
     return engines_for(puzzle) if choice == "both" else [choice]
 
 def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: str, as_json: bool,
-                stdout: Console, stderr: Console) -> int:
+                stdout: Console, stderr: Console, describe=None) -> int:
     """Run ``job`` on each engine under supervision and print the result(s).
 
     Shared by every puzzle with a CP-SAT model and a backtracker: streaming,
-    Ctrl-C, the --solver both cross-check, JSON and exit codes."""
+    Ctrl-C, the --solver both cross-check, JSON and exit codes. ``describe(rows)``,
+    if given, is a line printed under each solution (Wordscapes: its words)."""
     from cpmodel import engines as registry
 
     request = job.request
@@ -67,7 +93,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
 
     def print_grid(rows) -> None:
         printed[0] += 1
-        stdout.print(grid_panel(rows, title=f"#{printed[0]}"))
+        print_solution(stdout, rows, f"#{printed[0]}", describe)
 
     results, interrupted = [], False
     for name in engines:
@@ -82,7 +108,8 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
     if as_json:
         stdout.print_json(json.dumps(solve_document(header, request, results, agreement)))
     else:
-        print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only)
+        print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only,
+                      describe=describe)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
@@ -129,11 +156,22 @@ def combined_status(results: list[SolveResult]) -> str:
         return FOUND
     return NONE if statuses == {NONE} else UNKNOWN
 
-def print_results(stdout: Console, results, agreement, what: str, already_printed: bool, count_only: bool) -> None:
-    main = results[0]
+def print_solution(stdout: Console, rows, title: str, describe=None) -> None:
+    stdout.print(grid_panel(rows, title=title))
+    if describe is not None:
+        stdout.print(describe(rows), highlight=False)
+
+
+def print_results(stdout: Console, results, agreement, what: str, already_printed: bool, count_only: bool,
+                  describe=None) -> None:
+    """Each engine's solutions (once when both found the same set), its summary, the cross-check."""
     if not already_printed and not count_only:
-        for k, rows in enumerate(main.solutions, 1):
-            stdout.print(grid_panel(rows, title=f"#{k}"))
+        same = len(results) == 2 and results[0].solutions and results[0].solutions == results[1].solutions
+        shown = results[:1] if same or len(results) == 1 else results
+        for result in shown:
+            who = "" if len(results) == 1 else ("both " if same else f"{result.solver} ")
+            for k, rows in enumerate(result.solutions, 1):
+                print_solution(stdout, rows, f"{who}#{k}", describe)
     for result in results:
         stdout.print(summary(result, what), highlight=False)
     if agreement is not None:

@@ -10,6 +10,7 @@ from rich.text import Text
 from cpmodel.commands.common import hand_finder, load_lexicon
 from cpmodel.commands.rect import rect_spec_from_args
 from cpmodel.commands.wordscapes import wordscapes_spec_from_args
+from cpmodel.errors import InputError
 from cpmodel.specs import parse_size
 
 
@@ -40,6 +41,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
         spec = wordscapes_spec_from_args(args, stderr)
         result = explain.explain_wordscapes(spec, lexicon_name)
     counts = result.counts()
+    if args.export:
+        export_model(result.model, args.export)
     if args.json:
         stdout.print_json(json.dumps({"model": result.title, "lexicon": result.lexicon, **counts,
                                       "slots": [{"slot": s, "words": n} for s, n in result.slots],
@@ -55,8 +58,21 @@ def run(args, stdout: Console, stderr: Console) -> int:
     for slot, n in result.slots:
         slots.add_row(slot, f"{n:,}")
     stdout.print(slots)
-    families = Table("constraint family", "mathematics", "added by", title="constraint families")
-    for f in result.families:
-        families.add_row(Text(f.name), Text(f.math), Text(f.location()))
-    stdout.print(families)
+    stdout.print(Text("constraint families", style="bold"))
+    for f in result.families:  # a block each, so that the file:line pointer is never cut at 80 columns
+        stdout.print(Text(f.name, style="bold cyan"))
+        stdout.print(Text(f"  {f.math}"))
+        stdout.print(Text(f"  added by {f.location()}", style="dim"), overflow="fold")
+    if args.export:
+        stdout.print(f"wrote the model (CP-SAT proto text) to {args.export}", highlight=False)
     return 0
+
+
+def export_model(model, path: str) -> None:
+    """The model as CP-SAT proto text, the format CP-SAT's own tools read."""
+    from pathlib import Path
+
+    try:
+        Path(path).write_text(str(model.proto) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None

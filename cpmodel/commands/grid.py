@@ -10,7 +10,7 @@ from rich.console import Console
 from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file
 from cpmodel.control import Control
 from cpmodel.errors import InputError
-from cpmodel.render import board_panel, grid_words_table
+from cpmodel.render import Parts, board_panel, grid_words_table
 from cpmodel.result import FOUND, NONE
 from cpmodel.specs import parse_size
 from cpmodel.supervise import Supervisor
@@ -34,7 +34,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         if args.score != "boggle":
             raise InputError("--best searches for Boggle score; use --score boggle")
     board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
-    lexicon_words = load_lexicon(args.dict, stderr).words
+    lexicon_words = load_lexicon(args.dict, stderr, args.top).words
     trie = build_trie(lexicon_words)
     gc.freeze()  # the trie is millions of dicts; spare them from every GC pass
     search = None
@@ -60,9 +60,9 @@ def run(args, stdout: Console, stderr: Console) -> int:
     stdout.print(board_panel(board, title=board.notation()))
     stdout.print(grid_words_table(board, words, args.show))
     if search is not None:
-        stdout.print(f"best board found: {search.score} points after {search.evaluations:,} boards in "
-                     f"{search.seconds:.1f} s (seed {args.seed}; a heuristic, not a proven optimum)",
-                     style="green", highlight=False)
+        stdout.print(Parts([f"best board found: {search.score} points", f"{search.evaluations:,} boards",
+                            f"{search.seconds:.1f} s", f"seed {args.seed}", "a heuristic, not a proven optimum"],
+                           style="green"), highlight=False)
         return EXIT_INTERRUPTED if search.stopped_by == "interrupt" else 0
     return 0
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpmodel.commands.common import engine_names, load_lexicon, run_solvers, solve_request
+from cpmodel.commands.common import cpsat_params, engine_names, load_lexicon, run_solvers, solve_request, warn_unused
+from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 
@@ -20,11 +21,16 @@ def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:
 
 def rect_job_from_args(args, stderr: Console) -> Job:
     """The whole question as plain data: spec, mode, limit and engine options."""
-    options = {"encoding": args.encoding, "orientation": args.orientation, "log": args.log}
+    options = {"encoding": args.encoding or "table", "orientation": args.orientation or "auto", "log": args.log,
+               "params": cpsat_params(args.param)}
     return Job("rect", rect_spec_from_args(args, stderr), args.solver, solve_request(args), args.time_limit, options)
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
+    warn_unused(stderr, engine_names(args.solver, "rect"),
+                {option: reader for option, reader, value in (
+                    ("--encoding", "cpsat", args.encoding), ("--orientation", "backtrack", args.orientation),
+                    ("--param", "cpsat", args.param), ("--log", "cpsat", args.log)) if value})
     job = rect_job_from_args(args, stderr)
     spec = job.spec
     header = {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n,

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from cpmodel.commands.common import check_lengths, load_lexicon
 from cpmodel.errors import InputError
-from cpmodel.render import words_by_length
+from cpmodel.render import Parts, words_by_length, words_in_order
 from cpmodel.result import FOUND, NONE
 from cpmodel.validate import check_all, rack_word_problems
 
@@ -22,10 +22,13 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if not rack or not all(c == BLANK or ("a" <= c <= "z") for c in rack):
         raise InputError(f"LETTERS must be letters a-z or '?' for a blank, got {args.letters!r}")
     check_lengths(args.min, args.max)
-    index = WordIndex(load_lexicon(args.dict, stderr).words)
+    lexicon = load_lexicon(args.dict, stderr, args.top)
+    index = WordIndex(lexicon.words)
     started = time.perf_counter()
     found = find_words(index, rack, args.min, args.max)
     seconds = time.perf_counter() - started
+    if args.sort == "common":  # most common first: the lexicon's rank order
+        found.sort(key=lambda f: lexicon.rank_of[f.word])
     word_set = set(index.words)
     check_all([p for f in found for p in rack_word_problems(f.word, rack, f.blanks, word_set)], "word list")
     if args.json:
@@ -34,8 +37,9 @@ def run(args, stdout: Console, stderr: Console) -> int:
                "words": [{"word": f.word, "blanks": list(f.blanks)} for f in found]}
         stdout.print_json(json.dumps(doc))
     elif found:
-        stdout.print(words_by_length(found))
-        stdout.print(f"{len(found)} words from {rack!r} · {seconds * 1000:.1f} ms (building the word index included)", style="green", highlight=False)
+        stdout.print(words_by_length(found) if args.sort == "length" else words_in_order(found))
+        stdout.print(Parts([f"{len(found)} words from {rack!r}", f"{seconds * 1000:.1f} ms",
+                            "building the word index included"], style="green"), highlight=False)
     else:
         stdout.print(f"none: no word of {args.min}+ letters can be spelled from {rack!r}", style="yellow", highlight=False)
     return 0

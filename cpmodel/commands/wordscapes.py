@@ -6,19 +6,31 @@ import re
 
 from rich.console import Console
 
-from cpmodel.commands.common import engine_names, load_lexicon, read_user_file, run_solvers, solve_request
+from cpmodel.commands.common import (cpsat_params, engine_names, load_lexicon, read_user_file, run_solvers,
+                                     solve_request, warn_unused)
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
+    engines = engine_names(args.solver, "wordscapes")
+    warn_unused(stderr, engines, {option: "cpsat" for option, value in (("--param", args.param), ("--log", args.log)) if value})
     spec = wordscapes_spec_from_args(args, stderr)
-    job = Job("wordscapes", spec, args.solver, solve_request(args), args.time_limit, {"log": args.log})
+    job = Job("wordscapes", spec, args.solver, solve_request(args), args.time_limit,
+              {"log": args.log, "params": cpsat_params(args.param)})
     header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
               "candidates": [len(c) for c in spec.candidates]}
-    return run_solvers(job, engine_names(args.solver, "wordscapes"), f"wordscapes {len(spec.slots)} slots", header,
-                       "fill", args.json, stdout, stderr)
+    return run_solvers(job, engines, f"wordscapes {len(spec.slots)} slots", header, "fill", args.json, stdout, stderr,
+                       describe=lambda rows: fill_words(spec, rows))
+
+
+def fill_words(spec, rows) -> str:
+    """The fill's words, across then down, each with its rank (0 = most common of its length)."""
+    across, down = [], []
+    rank = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+    for slot, word in zip(spec.slots, spec.slot_words(rows)):
+        (across if slot[0][0] == slot[-1][0] else down).append(f"{word} ({rank.get(word, '?')})")
+    return f"across: {', '.join(across) or '-'} · down: {', '.join(down) or '-'}"
 
 
 def wordscapes_spec_from_args(args, stderr: Console):
@@ -29,7 +41,5 @@ def wordscapes_spec_from_args(args, stderr: Console):
         raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")
     text = read_user_file(args.board_file, "board file")
     board = parse_crossword(text, source=f"board file {args.board_file}")
-    lexicon = load_lexicon(args.dict, stderr)
-    if args.top:
-        lexicon = Lexicon([w for n in sorted({len(w) for w in lexicon.words}) for w in lexicon.of_length(n, args.top)], lexicon.source)
+    lexicon = load_lexicon(args.dict, stderr, args.top)
     return wordscapes_spec(board, args.letters, lexicon, args.min)

@@ -1,0 +1,24 @@
+"""``lexicon``: the dictionary's words, most common first, one per line.
+
+It makes the word files the other commands read (``--dict``, ``--row-dict``,
+``--col-dict``), e.g. ``python -m cpmodel lexicon --length 6 --top 5000 > six.txt``.
+The words go straight to stdout, without rich, so a pipe gets plain lines.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from cpmodel.commands.common import load_lexicon
+from cpmodel.errors import InputError
+
+
+def run(args, stdout: Console, stderr: Console) -> int:
+    if args.length is not None and args.length < 1:
+        raise InputError(f"--length must be at least 1, got {args.length}")
+    lexicon = load_lexicon(args.dict, stderr, args.top)
+    words = lexicon.words if args.length is None else lexicon.of_length(args.length)
+    if not words:
+        stderr.print(f"warning: no word of {args.length} letters in {lexicon.source}", style="yellow", highlight=False)
+    stdout.file.write("".join(f"{w}\n" for w in words))
+    return 0
