@@ -75,6 +75,7 @@ def _banana_cpsat(job: Job, control: Control, request) -> SolveResult:
 class Engine:
     run: Callable[[Job, Control, object], SolveResult]
     exact: bool  # an exhausted search proves `none` (and complete sets, counts, optima)
+    best: bool = True  # can answer --best (most familiar words)
 
 
 # Registry order is the portfolio's order of preference: when there are fewer
@@ -83,15 +84,17 @@ class Engine:
 _REGISTRY: dict[str, dict[str, Engine]] = {
     "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cp": Engine(_rect_cp, exact=True),
              "cpsat": Engine(_rect_cpsat, exact=True)},
-    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True),
+    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True, best=False),
                    "cpsat": Engine(_wordscapes_cpsat, exact=True)},
     # the layout search is anchored and incomplete: it can find layouts, never prove there is none
     "banana": {"backtrack": Engine(_banana_backtrack, exact=False), "cpsat": Engine(_banana_cpsat, exact=True)},
 }
 
 
-def engines_for(puzzle: str) -> list[str]:
-    """The engine names that can answer this puzzle, in registry order."""
+def engines_for(puzzle: str, best: bool = False) -> list[str]:
+    """The engine names that can answer this puzzle (a --best run if ``best``), in registry order."""
+    if best:
+        return [name for name, engine in _REGISTRY[puzzle].items() if engine.best]
     return list(_REGISTRY[puzzle])
 
 

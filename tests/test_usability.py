@@ -58,7 +58,7 @@ def test_version_and_usage_name():
     (["rec", "3x3"], ["unknown command 'rec'", "did you mean rect?"]),
     (["rect", "3x3", "--cout"], ["--cout", "did you mean --count?"]),
     (["rect", "3x3", "--solve", "backtrack"], ["--solve", "did you mean --solver?"]),  # no abbreviations
-    (["rect", "3x3", "--solver", "cp"], ["--solver", "did you mean cpsat?"]),
+    (["rect", "3x3", "--solver", "cpst"], ["--solver", "did you mean cpsat?"]),
     (["explain", "rectangle", "3x3"], ["unknown command 'rectangle'", "did you mean rect?"]),
     (["rect", "3x3", "--param", "presolve=false"], ["no parameter 'presolve'"]),
     (["rect", "3x3", "--param", "num_workers=many"], ["--param num_workers=many", "bad value"]),

@@ -72,11 +72,17 @@ def solve_request(args) -> Request:
         return Request(limit=None, count_only=args.count)
     return Request(limit=args.limit or 1)
 
-def engine_names(choice: str, puzzle: str) -> list[str]:
-    """``--solver``'s value as engine names: one engine, or ``both`` for the cross-check."""
+def engine_names(choice: str, puzzle: str, best: bool = False) -> list[str]:
+    """``--solver``'s value as engine names: one engine, or ``both`` for the cross-check
+    (every engine that can answer; for ``--best``, those that optimise)."""
     from cpmodel.engines import engines_for
 
-    return engines_for(puzzle) if choice == "both" else [choice]
+    if choice == "both":
+        return engines_for(puzzle, best)
+    if choice not in engines_for(puzzle, best):
+        raise InputError(f"--solver {choice} cannot answer {puzzle}{' --best' if best else ''}; "
+                         f"use one of {', '.join(engines_for(puzzle, best))}")
+    return [choice]
 
 def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: str, as_json: bool,
                 stdout: Console, stderr: Console, describe=None) -> int:

@@ -13,7 +13,7 @@ from cpmodel.jobs import Job
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    engines = engine_names(args.solver, "wordscapes")
+    engines = engine_names(args.solver, "wordscapes", best=args.best)
     warn_unused(stderr, engines, {option: "cpsat" for option, value in (("--param", args.param), ("--log", args.log)) if value})
     spec = wordscapes_spec_from_args(args, stderr)
     job = Job("wordscapes", spec, args.solver, solve_request(args), args.time_limit,
