@@ -152,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     rect.add_argument("--encoding", choices=("table", "onehot", "automaton"), help="CP-SAT encoding of the word constraints (default: table)")
     rect.add_argument("--orientation", choices=("auto", "rows", "cols"), help="lines the backtracker fills (default: auto)")
     _solve_options(rect)
+    _scale_options(rect)
 
     words = puzzles.add_parser("words", help="every word spellable from a bag of letters ('?' = blank)")
     words.add_argument("letters", help="the rack, e.g. retains or reta?ns")
@@ -169,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     _lexicon_options(scapes)
     _mode_options(scapes, best="most familiar fill: minimise the largest word rank, then the sum")
     _solve_options(scapes)
+    _scale_options(scapes)
 
     banana = puzzles.add_parser("banana", help="a Bananagrams layout of every tile in the hand")
     banana.add_argument("hand", nargs="?", help="the tiles, e.g. 'aeinrst lpq' (spaces and commas are fine)")
@@ -268,6 +270,16 @@ def _solve_options(parser: argparse.ArgumentParser) -> None:
 def _explain_outputs(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--export", metavar="FILE", help="also write the model as CP-SAT proto text")
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+
+
+def _scale_options(parser: argparse.ArgumentParser) -> None:
+    """Sharded search (--all, --count, --best), streaming and resume; see cpmodel/commands/sharded.py."""
+    parser.add_argument("--jobs", type=int, metavar="N", help="worker processes for --all/--count/--best (default: all cores)")
+    parser.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on a Dask cluster, e.g. tcp://host:8786 (pip install -e '.[cluster]')")
+    parser.add_argument("--shards", type=int, metavar="N", help="how many shards to cut the search into (default: 256, or one per first-line word for cpsat)")
+    parser.add_argument("--checkpoint", metavar="FILE", help="record finished shards in FILE; rerun with the same FILE to resume")
+    parser.add_argument("--jsonl", action="store_true", help="one JSON line per solution as it is found, then a summary line")
+    parser.add_argument("--estimate", action="store_true", help="estimate the search's size and time without running it")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -29,6 +29,7 @@ class Request:
     limit: int | None = 1  # stop after this many solutions; None = all
     count_only: bool = False  # count solutions, do not keep them
     best: bool = False  # optimise commonness (min largest rank, then sum)
+    bound: tuple[int, int] | None = None  # --best: report only objectives strictly below this one
     on_solution: Callable[[tuple[str, ...]], None] | None = None  # streaming
     improve_for: float | None = None  # best: stop this long after the first solution (the familiar-words default)
 

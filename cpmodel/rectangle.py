@@ -38,13 +38,18 @@ deterministic), so enumerating solutions of the model enumerates rectangles
 exactly once.
 
 Options.
-    pattern     b[i,j,c] = 1 for each fixed letter c at (i,j)
+    pattern     b[i,j,c] = 1 for each fixed letter c at (i,j), and each slot's
+                table keeps only the words that agree with its fixed letters
+                (a shard that fixes row 1 leaves row 1 one tuple and each
+                column the words starting with its letter: small tables are
+                how CP-SAT finishes enumerations it cannot finish whole)
     symmetric   ℓ[i,j] = ℓ[j,i]                      (word squares, m = n)
     distinct    id(slot) pairwise different, where id(slot) numbers the word
                 in one vocabulary R ∪ C (a table (ℓ[slot], id) per slot)
     best        rank(slot) = its word's index in its own list;
                 minimise  W · max_slot rank + Σ_slot rank,  W = (m+n)·|list| + 1
-                (Knuth's criterion: largest rank first, then the sum)
+                (Knuth's criterion: largest rank first, then the sum);
+                a bound (B, S) from another shard adds  objective < W·B + S
 
 Why CP-SAT is slow here, and what we do about it (measured with
 ``python benchmarks/rectangle_cpsat.py``; see docs/modelling.md):
@@ -96,10 +101,12 @@ class RectangleVars:
 
 
 def build_model(
-    spec: RectangleSpec, encoding: str = "table", best: bool = False, enumerating: bool = False
+    spec: RectangleSpec, encoding: str = "table", best: bool = False, enumerating: bool = False,
+    bound: tuple[int, int] | None = None,
 ) -> tuple[cp_model.CpModel, RectangleVars]:
     """The CP-SAT model of ``spec`` and its variables; nothing is solved here.
-    ``enumerating`` asks for a model whose every variable the letters determine."""
+    ``enumerating`` asks for a model whose every variable the letters determine;
+    ``bound`` (with ``best``) keeps only objectives strictly below it."""
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}")
     model = cp_model.CpModel()
@@ -145,16 +152,98 @@ def build_model(
                 model.add(letter[i][j] == letter[j][i])
 
     if best:
-        _add_rank_objective(model, spec, variables)
+        _add_rank_objective(model, spec, variables, bound)
     return model, variables
 
 
 def _slots(spec: RectangleSpec, variables: RectangleVars):
-    """Each row and column: (kind, index, its letter variables, its words)."""
+    """Each row and column: (kind, index, its letter variables, its words).
+
+    With a pattern or a restricted first line (a shard), the words are first
+    filtered to arc consistency (:func:`consistent_words`): a few first rows
+    leave each table a small fraction of the lexicon, which CP-SAT loads and
+    propagates far faster."""
+    restricted = spec.pattern or spec.first_row is not None or spec.first_col is not None
+    rows, cols = consistent_words(spec) if restricted else ([spec.row_words] * spec.m, [spec.col_words] * spec.n)
     for i in range(spec.m):
-        yield "row", i, variables.letter[i], spec.row_words
+        yield "row", i, variables.letter[i], rows[i]
     for j in range(spec.n):
-        yield "col", j, [variables.letter[i][j] for i in range(spec.m)], spec.col_words
+        yield "col", j, [variables.letter[i][j] for i in range(spec.m)], cols[j]
+
+
+def consistent_words(spec: RectangleSpec) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """Per row and per column, the words that can still take part in a rectangle.
+
+    Each cell (i,j) keeps the letters D[i,j] that some remaining row word and
+    some remaining column word both put there, starting from the pattern; a
+    word survives while each of its letters is in its cell's set. Repeated to
+    a fixpoint, this is arc consistency on the letter domains, and it never
+    removes a word that a rectangle uses. Word sets are bitsets over each
+    list (bit k ↔ word k), so a pass is a few hundred big-integer ANDs."""
+    m, n = spec.m, spec.n
+    pattern = spec.pattern or ("." * n,) * m
+    row_bits, col_bits = _letter_bits(spec.row_words), _letter_bits(spec.col_words)
+    rows = [_all_bits(spec.row_words)] * m
+    cols = [_all_bits(spec.col_words)] * n
+    if spec.first_row is not None:
+        rows[0] = _bits_of(spec.row_words, spec.first_row)
+    if spec.first_col is not None:
+        cols[0] = _bits_of(spec.col_words, spec.first_col)
+    domains = [[ALPHABET if c == "." else c for c in row] for row in pattern]
+    changed = True
+    while changed:
+        rows = [_restrict(rows[i], row_bits, [domains[i][j] for j in range(n)]) for i in range(m)]
+        cols = [_restrict(cols[j], col_bits, [domains[i][j] for i in range(m)]) for j in range(n)]
+        changed = False
+        for i in range(m):
+            for j in range(n):
+                letters = "".join(c for c in domains[i][j] if rows[i] & row_bits[j][c] and cols[j] & col_bits[i][c])
+                if letters != domains[i][j]:
+                    domains[i][j], changed = letters, True
+    return [_words_of(spec.row_words, b) for b in rows], [_words_of(spec.col_words, b) for b in cols]
+
+
+_BITS_KEPT = 4
+_bits_cache: dict[tuple[str, ...], list[dict[str, int]]] = {}
+
+
+def _letter_bits(words: tuple[str, ...]) -> list[dict[str, int]]:
+    """bits[k][c]: the words with letter c at position k (kept for the next shard)."""
+    bits = _bits_cache.get(words)
+    if bits is None:
+        bits = [{c: 0 for c in ALPHABET} for _ in range(len(words[0]) if words else 0)]
+        for index, word in enumerate(words):
+            for k, c in enumerate(word):
+                bits[k][c] |= 1 << index
+        while len(_bits_cache) >= _BITS_KEPT:
+            _bits_cache.pop(next(iter(_bits_cache)))
+        _bits_cache[words] = bits
+    return bits
+
+
+def _all_bits(words) -> int:
+    return (1 << len(words)) - 1
+
+
+def _bits_of(words: tuple[str, ...], chosen: tuple[str, ...]) -> int:
+    wanted = set(chosen)
+    return sum(1 << k for k, w in enumerate(words) if w in wanted)
+
+
+def _restrict(word_set: int, bits: list[dict[str, int]], allowed: list[str]) -> int:
+    """The words of word_set whose k-th letter is in allowed[k] for every k."""
+    for k, letters in enumerate(allowed):
+        if len(letters) < 26:
+            union = 0
+            for c in letters:
+                union |= bits[k][c]
+            word_set &= union
+    return word_set
+
+
+def _words_of(words: tuple[str, ...], word_set: int) -> tuple[str, ...]:
+    digits = bin(word_set)[:1:-1]  # digits[k] == "1" iff word k is in the set
+    return tuple(words[k] for k, d in enumerate(digits) if d == "1")
 
 
 def _codes(word: str) -> list[int]:
@@ -214,8 +303,8 @@ def _add_word_ids(model, spec, variables, encoding) -> None:
             variables.word_id[(kind, index)] = word_id
 
 
-def _add_rank_objective(model, spec, variables) -> None:
-    """minimise W · (largest rank) + (sum of ranks)."""
+def _add_rank_objective(model, spec, variables, bound=None) -> None:
+    """minimise W · (largest rank) + (sum of ranks), below ``bound`` if given."""
     vocabulary = list(dict.fromkeys(spec.row_words + spec.col_words))
     row_rank = {w: r for r, w in enumerate(spec.row_words)}
     col_rank = {w: r for r, w in enumerate(spec.col_words)}
@@ -230,7 +319,10 @@ def _add_rank_objective(model, spec, variables) -> None:
     largest = model.new_int_var(0, longest, "largest_rank")
     model.add_max_equality(largest, ranks)
     weight = len(ranks) * longest + 1
-    model.minimize(weight * largest + sum(ranks))
+    objective = weight * largest + sum(ranks)
+    if bound is not None:  # another shard already has (B, S): only better rectangles count
+        model.add(objective < weight * bound[0] + bound[1])
+    model.minimize(objective)
 
 
 # -- solving ------------------------------------------------------------------
@@ -308,7 +400,7 @@ def solve(
     control = control or Control()
     started = time.perf_counter()
     enumerating = not request.best and request.limit != 1
-    model, variables = build_model(spec, encoding, best=request.best, enumerating=enumerating)
+    model, variables = build_model(spec, encoding, best=request.best, enumerating=enumerating, bound=request.bound)
     letters = [v for row in variables.letter for v in row]
     # first-fail: the cell with the fewest letters left, ties in row-major order
     model.add_decision_strategy(letters, cp_model.CHOOSE_MIN_DOMAIN_SIZE, cp_model.SELECT_MIN_VALUE)

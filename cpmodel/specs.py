@@ -36,6 +36,8 @@ class RectangleSpec:
     pattern: tuple[str, ...] | None = None  # m strings of n chars; '.' = free
     distinct: bool = False  # no word used twice among all m + n words
     symmetric: bool = False  # word square: row i equals column i (m == n)
+    first_row: tuple[str, ...] | None = None  # the words row 1 may take (a shard); None = any row word
+    first_col: tuple[str, ...] | None = None  # the words column 1 may take; None = any column word
 
     @property
     def size(self) -> str:
@@ -44,7 +46,8 @@ class RectangleSpec:
     def transposed(self) -> "RectangleSpec":
         """The same puzzle read down instead of across (rows ↔ columns)."""
         pattern = None if self.pattern is None else tuple("".join(col) for col in zip(*self.pattern))
-        return RectangleSpec(self.n, self.m, self.col_words, self.row_words, pattern, self.distinct, self.symmetric)
+        return RectangleSpec(self.n, self.m, self.col_words, self.row_words, pattern, self.distinct, self.symmetric,
+                             first_row=self.first_col, first_col=self.first_row)
 
 
 def parse_size(text: str) -> tuple[int, int]:

@@ -19,6 +19,10 @@ def rectangle_problems(spec: RectangleSpec, rows: tuple[str, ...] | list[str]) -
     row_set, col_set = set(spec.row_words), set(spec.col_words)
     problems += [f"row {i + 1} {w!r} is not an allowed word" for i, w in enumerate(rows) if w not in row_set]
     problems += [f"column {j + 1} {w!r} is not an allowed word" for j, w in enumerate(columns) if w not in col_set]
+    if spec.first_row is not None and rows[0] not in spec.first_row:
+        problems.append(f"row 1 {rows[0]!r} is not among the words this job allows there")
+    if spec.first_col is not None and columns[0] not in spec.first_col:
+        problems.append(f"column 1 {columns[0]!r} is not among the words this job allows there")
     if spec.pattern is not None:
         for i, (row, want) in enumerate(zip(rows, spec.pattern)):
             problems += [

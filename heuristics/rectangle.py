@@ -38,7 +38,13 @@ does not drift with machine load.
 
 ``--best`` is branch and bound on (largest rank, sum of ranks): once a
 rectangle with largest rank B is known, the fill words and the crossing
-trie are cut to ranks ≤ B, and the search goes on from where it was.
+trie are cut to ranks ≤ B, and the search goes on from where it was. A
+request may bring a bound of its own (another shard's best): the search then
+starts with the tables cut to it and reports only strictly better rectangles.
+
+The tables depend only on the word lists, so the last few built are kept
+(:func:`tables_for`): many jobs over one lexicon, such as the shards of a
+parallel run in one worker process, build them once, memos included.
 """
 
 from __future__ import annotations
@@ -63,28 +69,27 @@ class Tables:
     codes: list[tuple[int, ...]]  # words[i] as letter numbers 0..25
     letter_bits: list[dict[str, int]]  # LETTER[j][c]
     next_letters: dict[str, str]  # NEXT[π]
+    first_next: dict[str, str] | None  # NEXT[π] for crossing line 0 when a job restricts it
     union_memo: list[dict[str, int]]  # (j, NEXT[π]) → ⋃_c LETTER[j][c]
     step_memo: list[dict[str, list[int]]]  # (j, π) → [allowed(j, πc) for c in a..z]
 
     @classmethod
-    def build(cls, fill_words, cross_words, width: int) -> "Tables":
+    def build(cls, fill_words, cross_words, width: int, first_cross=None) -> "Tables":
         positions: list[dict[str, list[int]]] = [{} for _ in range(width)]
         for index, word in enumerate(fill_words):
             for j, letter in enumerate(word):
                 positions[j].setdefault(letter, []).append(index)
         letter_bits = [{c: _bitset(ix, len(fill_words)) for c, ix in pos.items()} for pos in positions]
-        children: dict[str, set[str]] = {}
-        for word in cross_words:
-            for k in range(len(word)):
-                children.setdefault(word[:k], set()).add(word[k])
-        next_letters = {prefix: "".join(sorted(cs)) for prefix, cs in children.items()}
+        next_letters = _trie(cross_words)
+        first_next = None if first_cross is None else _trie(set(first_cross) & set(cross_words))
         codes = [tuple(ord(c) - 97 for c in w) for w in fill_words]
         empty = [{} for _ in range(width)]
-        return cls(tuple(fill_words), codes, letter_bits, next_letters, empty, [{} for _ in range(width)])
+        return cls(tuple(fill_words), codes, letter_bits, next_letters, first_next, empty, [{} for _ in range(width)])
 
     def allowed(self, j: int, prefix: str) -> int:
         """Fill words whose letter j extends π_j = prefix (0 if prefix is dead)."""
-        letters = self.next_letters.get(prefix, "")
+        trie = self.first_next if j == 0 and self.first_next is not None else self.next_letters
+        letters = trie.get(prefix, "")
         memo = self.union_memo[j]
         bits = memo.get(letters)
         if bits is None:
@@ -104,6 +109,31 @@ class Tables:
             table = [self.allowed(j, prefix + c) for c in _ALPHABET]
             self.step_memo[j][prefix] = table
         return table
+
+
+def _trie(words) -> dict[str, str]:
+    """NEXT: each prefix of the words → the letters that extend it."""
+    children: dict[str, set[str]] = {}
+    for word in words:
+        for k in range(len(word)):
+            children.setdefault(word[:k], set()).add(word[k])
+    return {prefix: "".join(sorted(cs)) for prefix, cs in children.items()}
+
+
+_TABLES_KEPT = 4  # word-list pairs whose tables stay built (a --best run cuts a few)
+_tables_cache: dict[tuple, Tables] = {}
+
+
+def tables_for(fill_words: tuple[str, ...], cross_words: tuple[str, ...], width: int, first_cross=None) -> Tables:
+    """The tables of these word lists, built once per process and reused."""
+    key = (width, tuple(fill_words), tuple(cross_words), None if first_cross is None else tuple(first_cross))
+    tables = _tables_cache.pop(key, None)
+    if tables is None:
+        tables = Tables.build(fill_words, cross_words, width, first_cross)
+        while len(_tables_cache) >= _TABLES_KEPT:
+            _tables_cache.pop(next(iter(_tables_cache)))  # the least recently used
+    _tables_cache[key] = tables
+    return tables
 
 
 def _members(bits: int) -> list[int]:
@@ -168,12 +198,11 @@ class RectangleSearch:
         self.request = request
         self.control = control
         self.levels = self.spec.m  # K lines of length W = spec.n
-        self.tables = Tables.build(self.spec.row_words, self.spec.col_words, self.spec.n)
         self.fill_index = {w: i for i, w in enumerate(self.spec.row_words)}
         self.profile = [0] * self.levels  # nodes entered at each level
-        self.full = (1 << len(self.tables.words)) - 1
-        self.bound = len(self.tables.words)  # largest fill rank allowed (--best lowers it)
-        self.level_masks = self._pattern_masks()
+        self.threshold = request.bound if request.best else None  # beat this (another shard's best)
+        self.bound = len(self.spec.row_words)  # largest fill rank allowed (--best lowers it)
+        self._cut_tables(self.threshold[0] if self.threshold else self.bound)
         self.calls = 0
         self.chain = _and_chain(self.spec.n)
         self.solutions: list[tuple[str, ...]] = []
@@ -181,8 +210,17 @@ class RectangleSearch:
         self.best: tuple[int, int] | None = None
         self.leaf_checks = request.best or spec.distinct or request.on_solution is not None or not request.count_only
 
+    def _cut_tables(self, largest_rank: int) -> None:
+        """Use only words of rank ≤ largest_rank (all words when it is len(words))."""
+        self.bound = largest_rank
+        keep = largest_rank + 1
+        self.tables = tables_for(self.spec.row_words[:keep], self.spec.col_words[:keep], self.spec.n, self.spec.first_col)
+        self.full = (1 << len(self.tables.words)) - 1
+        self.level_masks = self._pattern_masks()
+
     def _pattern_masks(self) -> list[int]:
-        """Per level, the fill words that agree with the fixed letters."""
+        """Per level, the fill words that agree with the fixed letters (and, on
+        line 0, with the words the job allows there)."""
         masks = []
         for i in range(self.levels):
             mask = self.full
@@ -191,21 +229,56 @@ class RectangleSearch:
                 if c != ".":
                     mask &= self.tables.letter_bits[j].get(c, 0)
             masks.append(mask)
+        if self.spec.first_row is not None:
+            size = len(self.tables.words)
+            chosen = [k for k in map(self.fill_index.get, self.spec.first_row) if k is not None and k < size]
+            masks[0] &= _bitset(chosen, size)
         return masks
 
     # -- the search ----------------------------------------------------------
 
+    def root(self) -> int:
+        """The candidates of line 0."""
+        root = self.level_masks[0]
+        for j in range(self.spec.n):
+            root &= self.tables.allowed(j, "")
+        return self._side_filter(0, (), root)
+
     def run(self) -> str | None:
         """Search the whole tree; return why it stopped early, or None."""
         prefixes = [""] * self.spec.n
-        root = self.level_masks[0]
-        for j, prefix in enumerate(prefixes):
-            root &= self.tables.allowed(j, prefix)
         try:
-            self._descend(0, prefixes, (), self._side_filter(0, (), root))
+            self._descend(0, prefixes, (), self.root())
         except SearchStopped as stop:
             return stop.reason
         return None
+
+    def probe(self, rng, root_members: list[int]) -> tuple[float, float]:
+        """One random path down the tree (Knuth, Math. Comp. 29, 1975).
+
+        At each level with d candidates take one at random; the products
+        d_0, d_0·d_1, … estimate the nodes at each level, so their sum is an
+        unbiased estimate of the nodes this search visits (its profile
+        total), and the full product one of its leaves (the solutions, before
+        --distinct's final check). Returns (nodes, leaves)."""
+        prefixes, chosen, members = [""] * self.spec.n, (), root_members
+        weight, nodes = 1.0, 0.0
+        for level in range(self.levels):
+            if not members:
+                return nodes, 0.0
+            weight *= len(members)
+            nodes += weight
+            if level == self.levels - 1:
+                return nodes, weight
+            index = members[rng.randrange(len(members))]
+            word = self.tables.words[index]
+            steps = [self.tables.step(j, p) for j, p in enumerate(prefixes)]
+            child = self.chain(steps, self.tables.codes[index]) & self.level_masks[level + 1]
+            chosen += (word,)
+            child = self._side_filter(level + 1, chosen, child)
+            prefixes = [p + c for p, c in zip(prefixes, word)]
+            members = _members(child)
+        return nodes, weight
 
     def _side_filter(self, level: int, chosen: tuple[str, ...], bits: int) -> int:
         """Remove candidates that break --symmetric or --distinct."""
@@ -301,7 +374,8 @@ class RectangleSearch:
         """Branch and bound: keep the better rectangle and cut ranks above its max."""
         check_rectangle(self.user_spec, rows)
         value = rank_objective(self.user_spec, rows)
-        if self.best is not None and value >= self.best:
+        to_beat = self.best or self.threshold
+        if to_beat is not None and value >= to_beat:
             return
         self.best = value
         self.solutions = [rows]
@@ -310,10 +384,7 @@ class RectangleSearch:
         self.control.objective = value  # the progress line shows the best so far
         if self.request.on_solution:
             self.request.on_solution(rows)
-        self.bound = value[0]  # ties on the max are still wanted (smaller sum)
-        self.tables = Tables.build(self.spec.row_words[: self.bound + 1], self.spec.col_words[: self.bound + 1], self.spec.n)
-        self.full = (1 << len(self.tables.words)) - 1
-        self.level_masks = self._pattern_masks()
+        self._cut_tables(value[0])  # ties on the max are still wanted (smaller sum)
 
 
 def _all_distinct(rows: tuple[str, ...]) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from cpmodel.commands.common import cpsat_params, engine_names, load_lexicon, run_solvers, solve_request, warn_unused
+from cpmodel.commands.sharded import dispatch
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
@@ -35,4 +36,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
     spec = job.spec
     header = {"puzzle": "rect", "size": spec.size, "rows": spec.m, "cols": spec.n,
               "words": {"rows": len(spec.row_words), "cols": len(spec.col_words)}}
-    return run_solvers(job, engine_names(args.solver, "rect"), spec.size, header, "rectangle", args.json, stdout, stderr)
+    engines = engine_names(args.solver, "rect")
+    code = dispatch(job, args, engines, header, spec.size, "rectangle", stdout, stderr)
+    if code is not None:  # sharded, streamed as JSON lines, or estimated
+        return code
+    return run_solvers(job, engines, spec.size, header, "rectangle", args.json, stdout, stderr)

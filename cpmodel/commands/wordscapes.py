@@ -8,6 +8,7 @@ from rich.console import Console
 
 from cpmodel.commands.common import (cpsat_params, engine_names, load_lexicon, read_user_file, run_solvers,
                                      solve_request, warn_unused)
+from cpmodel.commands.sharded import dispatch
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 
@@ -20,7 +21,11 @@ def run(args, stdout: Console, stderr: Console) -> int:
               {"log": args.log, "params": cpsat_params(args.param)})
     header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
               "candidates": [len(c) for c in spec.candidates]}
-    return run_solvers(job, engines, f"wordscapes {len(spec.slots)} slots", header, "fill", args.json, stdout, stderr,
+    label = f"wordscapes {len(spec.slots)} slots"
+    code = dispatch(job, args, engines, header, label, "fill", stdout, stderr)
+    if code is not None:  # sharded, streamed as JSON lines, or estimated
+        return code
+    return run_solvers(job, engines, label, header, "fill", args.json, stdout, stderr,
                        describe=lambda rows: fill_words(spec, rows))
 
 
