@@ -102,6 +102,11 @@ def build_model(spec: RectangleSpec, words: bool = False, best: bool = False) ->
             for j in range(i + 1, n):
                 solver.Add(letter[i][j] == letter[j][i])
 
+    # a shard: the first row (column) may take only the job's words
+    for line, words in ((letter[0], spec.first_row), ([letter[i][0] for i in range(m)], spec.first_col)):
+        if words is not None:
+            solver.Add(solver.AllowedAssignments(line, [_codes(w) for w in words]) if words else solver.FalseConstraint())
+
     # no word twice: the slots' numbers in the shared vocabulary R ∪ C differ
     if spec.distinct and len(variables.word) == m + n:
         vocabulary = {w: k for k, w in enumerate(dict.fromkeys(spec.row_words + spec.col_words))}

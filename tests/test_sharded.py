@@ -1,0 +1,189 @@
+"""Sharded runs: the same sets, counts and optima as one process; JSON lines; checkpoint and resume; Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import replace
+
+import pytest
+
+from cpmodel import engines
+from cpmodel.control import Request
+from cpmodel.jobs import Job
+from cpmodel.lexicon import load_default
+from cpmodel.shards import Merger, split
+from cpmodel.specs import rectangle_spec
+from cpmodel.validate import rectangle_problems
+from tests.conftest import ROOT, run_cli
+
+RECT_ENGINES = ("backtrack", "cp", "cpsat")
+
+
+def merged(job: Job, shards: int | None = None):
+    """Run every shard in this process and merge: the sharded answer without a pool."""
+    parts = split(job, shards)
+    merger = Merger(job, len(parts), keep_solutions=True)
+    for shard in parts:
+        merger.add(shard.id, engines.run(replace(shard.job, request=replace(shard.job.request, bound=merger.bound))))
+    return merger.result(0.0, None)
+
+
+@pytest.fixture(scope="module")
+def spec_3x3():
+    return rectangle_spec(3, 3, load_default(), top=120)
+
+
+@pytest.mark.parametrize("engine", RECT_ENGINES)
+def test_sharded_set_equals_whole(spec_3x3, engine):
+    whole = engines.run(Job("rect", spec_3x3, engine, Request(limit=None)))
+    sharded = merged(Job("rect", spec_3x3, engine, Request(limit=None)), shards=7)
+    assert sharded.complete and whole.complete
+    assert set(sharded.solutions) == set(whole.solutions) and sharded.count == whole.count == len(whole.solutions)
+
+
+@pytest.mark.parametrize("engine", RECT_ENGINES)
+def test_sharded_optimum_equals_whole(spec_3x3, engine):
+    whole = engines.run(Job("rect", spec_3x3, engine, Request(limit=None, best=True)))
+    sharded = merged(Job("rect", spec_3x3, engine, Request(limit=None, best=True)), shards=5)
+    assert sharded.objective == whole.objective and sharded.complete
+
+
+def test_sharded_count_transposed_shape():
+    spec = rectangle_spec(4, 3, load_default(), top=200)  # m > n: the backtracker fills columns
+    whole = engines.run(Job("rect", spec, "backtrack", Request(limit=None, count_only=True)))
+    for engine in ("backtrack", "cpsat"):
+        assert merged(Job("rect", spec, engine, Request(limit=None, count_only=True)), shards=6).count == whole.count
+
+
+@pytest.mark.parametrize("engine", ["backtrack", "cp", "cpsat"])
+def test_wordscapes_sharded_count(tmp_path, engine):
+    board = tmp_path / "ring.txt"
+    board.write_text("....\n.##.\n....\n")
+    counts = []
+    for jobs in ("1", "2"):
+        proc = run_cli("wordscapes", str(board), "retains", "--count", "--solver", engine, "--jobs", jobs, "--json")
+        assert proc.returncode == 0, proc.stderr
+        counts.append(json.loads(proc.stdout)["count"])
+    assert counts[0] == counts[1] == 14355
+
+
+def test_jsonl_lines_are_valid_rectangles(spec_3x3):
+    proc = run_cli("rect", "3x3", "--top", "120", "--all", "--jsonl", "--jobs", "2", "--solver", "backtrack")
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    *solutions, summary = lines
+    assert all(set(doc) == {"rows"} and not rectangle_problems(spec_3x3, doc["rows"]) for doc in solutions)
+    assert summary["status"] == "found" and summary["complete"] and summary["count"] == len(solutions)
+    whole = engines.run(Job("rect", spec_3x3, "backtrack", Request(limit=None)))
+    assert {tuple(d["rows"]) for d in solutions} == set(whole.solutions)
+    assert "shards" in proc.stderr and "ETA" in proc.stderr  # the progress line
+
+
+def test_checkpoint_refuses_another_mode(tmp_path):
+    path = str(tmp_path / "ck.jsonl")
+    assert run_cli("rect", "3x3", "--top", "60", "--count", "--jobs", "2", "--checkpoint", path).returncode == 0
+    proc = run_cli("rect", "3x3", "--top", "60", "--all", "--jobs", "2", "--checkpoint", path)
+    assert proc.returncode == 2 and "another puzzle, spec, mode" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def _cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "cpmodel", *args]
+
+
+def _env() -> dict:
+    return dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
+
+
+def test_resume_after_kill_9_gives_the_identical_set(tmp_path):
+    path = tmp_path / "ck.jsonl"
+    args = ("rect", "4x4", "--top", "500", "--all", "--jsonl", "--jobs", "2", "--solver", "cpsat", "--checkpoint", str(path))
+    first = subprocess.Popen(_cli(*args), cwd=ROOT, env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not path.exists() or path.read_text().count("\n") < 20):
+        time.sleep(0.1)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    recorded = path.read_text().count("\n") - 1
+    assert recorded >= 19
+    resumed = subprocess.run(_cli(*args), cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    *lines, summary = [json.loads(line) for line in resumed.stdout.splitlines()]
+    assert summary["complete"] and summary["shards"]["resumed"] >= recorded
+    whole = run_cli("rect", "4x4", "--top", "500", "--all", "--json", "--jobs", "1", "--solver", "backtrack")
+    expected = {tuple(r) for r in json.loads(whole.stdout)["solutions"]}
+    assert {tuple(d["rows"]) for d in lines} == expected and summary["count"] == len(expected) == len(lines)
+
+
+# -- Dask: a real scheduler and two workers on localhost -------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_cluster():
+    pytest.importorskip("distributed")
+    dask = shutil.which("dask") or pytest.skip("the dask command is missing")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
+                              env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        time.sleep(2)
+        workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-nanny",
+                                     "--dashboard-address", ":0"], cwd=ROOT, env=_env(),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+        procs += workers
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def _local_4x4() -> set:
+    proc = run_cli("rect", "4x4", "--top", "1000", "--all", "--jsonl", "--jobs", "2", "--solver", "backtrack")
+    return {tuple(json.loads(line)["rows"]) for line in proc.stdout.splitlines()[:-1]}
+
+
+def test_dask_enumerates_like_the_local_pool(dask_cluster):
+    address, _ = dask_cluster
+    proc = run_cli("rect", "4x4", "--top", "1000", "--all", "--jsonl", "--solver", "backtrack", "--scheduler", address)
+    assert proc.returncode == 0, proc.stderr
+    *lines, summary = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert summary["count"] == 16464 and summary["complete"]
+    assert {tuple(d["rows"]) for d in lines} == _local_4x4()
+
+
+def test_dask_survives_a_lost_worker(dask_cluster):
+    address, workers = dask_cluster
+    args = ("rect", "4x4", "--top", "1000", "--all", "--jsonl", "--solver", "cpsat", "--scheduler", address)
+    run = subprocess.Popen(_cli(*args), cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    time.sleep(4)
+    assert run.poll() is None, "the run ended before a worker could be killed"
+    workers[0].kill()
+    out, _ = run.communicate(timeout=300)
+    assert run.returncode == 0
+    *lines, summary = [json.loads(line) for line in out.splitlines()]
+    assert summary["count"] == 16464 and summary["complete"]
+    assert {tuple(d["rows"]) for d in lines} == _local_4x4()
