@@ -263,6 +263,10 @@ def _add_layered_automaton(model, kind, index, cells, dawg) -> None:
 
 def _add_word_constraint(model, variables, encoding, kind, index, cells, words, enumerating=False) -> None:
     """The slot's letters spell a word of ``words``, in the chosen encoding."""
+    if not words:  # no word fits (the pattern or the shard's first line): the empty clause, infeasible
+        model.add_bool_or([])
+        variables.select[(kind, index)] = []
+        return
     if encoding == "table":
         model.add_allowed_assignments(cells, [_codes(w) for w in words])
     elif encoding == "automaton" and not enumerating:

@@ -201,8 +201,7 @@ class RectangleSearch:
         self.fill_index = {w: i for i, w in enumerate(self.spec.row_words)}
         self.profile = [0] * self.levels  # nodes entered at each level
         self.threshold = request.bound if request.best else None  # beat this (another shard's best)
-        self.bound = len(self.spec.row_words)  # largest fill rank allowed (--best lowers it)
-        self._cut_tables(self.threshold[0] if self.threshold else self.bound)
+        self._cut_tables(self.threshold[0] if self.threshold else None)
         self.calls = 0
         self.chain = _and_chain(self.spec.n)
         self.solutions: list[tuple[str, ...]] = []
@@ -210,11 +209,13 @@ class RectangleSearch:
         self.best: tuple[int, int] | None = None
         self.leaf_checks = request.best or spec.distinct or request.on_solution is not None or not request.count_only
 
-    def _cut_tables(self, largest_rank: int) -> None:
-        """Use only words of rank ≤ largest_rank (all words when it is len(words))."""
-        self.bound = largest_rank
-        keep = largest_rank + 1
-        self.tables = tables_for(self.spec.row_words[:keep], self.spec.col_words[:keep], self.spec.n, self.spec.first_col)
+    def _cut_tables(self, largest_rank: int | None) -> None:
+        """Use only words of rank ≤ largest_rank in both lists (None: every word)."""
+        fill, cross = self.spec.row_words, self.spec.col_words
+        if largest_rank is not None:
+            fill, cross = fill[: largest_rank + 1], cross[: largest_rank + 1]
+        self.bound = len(fill) if largest_rank is None else largest_rank  # largest fill rank allowed
+        self.tables = tables_for(fill, cross, self.spec.n, self.spec.first_col)
         self.full = (1 << len(self.tables.words)) - 1
         self.level_masks = self._pattern_masks()
 
