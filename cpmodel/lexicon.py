@@ -18,15 +18,20 @@ dropped (counted in ``skipped``).
 Ranking the default list needs wordfreq's 300k-entry table (~0.3 s), so the
 ranked list is cached on disk. The cache file name is a hash of everything
 that determines its content (the word file's bytes, wordfreq's version and
-this module's format number) and its header repeats that key, so a stale or
-foreign cache is never used: it can only save time, never change a result.
+this module's format number). Its header repeats that key, the word count
+and a SHA-256 of the body, and a load checks all three and that every line
+is an a–z word: a stale, foreign, truncated or edited cache is rebuilt, so
+the cache can only save time, never change a result. It is written to a
+temporary file that is renamed into place, or removed if anything fails.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
+import string
 import tempfile
 from functools import cached_property
 from importlib import resources
@@ -37,7 +42,8 @@ from cpmodel.errors import InputError
 
 _WORD = re.compile(r"[a-z]+")
 _COUNTED = re.compile(r"(\S+)\s+([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)")  # word<whitespace>count
-_CACHE_FORMAT = "1"
+_CACHE_FORMAT = "2"  # 2: the header holds the body's SHA-256
+_CACHE_LETTERS = (string.ascii_lowercase + "\n").encode()  # all a cache body may hold
 
 
 class Lexicon:
@@ -206,24 +212,54 @@ def _cache_path(key: str) -> Path:
 
 
 def _read_cache(key: str) -> list[str] | None:
+    """The cached ranked words, or None when the file is missing or fails a
+    check: header, key, body hash, a-z lines, word count."""
     try:
-        lines = _cache_path(key).read_text(encoding="ascii").split("\n")
-    except (OSError, UnicodeDecodeError):
+        data = _cache_path(key).read_bytes()
+    except OSError:
         return None
-    header, words = lines[0], lines[1:]
-    if header != f"cpmodel-ranked {key} {len(words)}":
-        return None  # truncated or foreign file: recompute
-    return words
+    header, _, body = data.partition(b"\n")
+    fields = header.decode("ascii", errors="replace").split(" ")
+    if len(fields) != 4 or fields[:2] != ["cpmodel-ranked", key]:
+        return None  # foreign or stale
+    if fields[3] != hashlib.sha256(body).hexdigest():
+        return None  # truncated or edited
+    if not _all_lines_are_words(body):
+        return None
+    words = body.decode("ascii").split("\n")
+    return words if fields[2] == str(len(words)) else None
+
+
+def _all_lines_are_words(body: bytes) -> bool:
+    """Every line of ``body`` is a non-empty a-z word (bytes ops: ~5 ms for 2 MB)."""
+    only_letters = not body.translate(None, _CACHE_LETTERS)
+    no_empty_line = bool(body) and b"\n\n" not in body and body[:1] != b"\n" and body[-1:] != b"\n"
+    return only_letters and no_empty_line
+
+
+def _cache_header(key: str, words: list[str], body: bytes) -> bytes:
+    """``cpmodel-ranked KEY COUNT SHA256``, the first line of a cache file."""
+    return f"cpmodel-ranked {key} {len(words)} {hashlib.sha256(body).hexdigest()}".encode()
 
 
 def _write_cache(key: str, words: list[str]) -> None:
-    """Write atomically; a read-only cache directory only costs time."""
+    """Write to a temporary file, then rename it into place, so a reader never
+    sees half a file; on any failure remove the temporary file. A cache that
+    cannot be written (read-only directory, a directory in the way) only
+    costs time."""
+    body = "\n".join(words).encode("ascii")
+    tmp_name = None
     try:
         directory = cache_dir()
         directory.mkdir(parents=True, exist_ok=True)
-        body = f"cpmodel-ranked {key} {len(words)}\n" + "\n".join(words)
-        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, encoding="ascii") as tmp:
-            tmp.write(body)
-        os.replace(tmp.name, _cache_path(key))
+        with tempfile.NamedTemporaryFile("wb", dir=directory, prefix=f".ranked-{key}.", suffix=".tmp", delete=False) as tmp:
+            tmp_name = tmp.name
+            tmp.write(_cache_header(key, words, body) + b"\n" + body)
+        os.replace(tmp_name, _cache_path(key))
+        tmp_name = None  # renamed: nothing left to clean up
     except OSError:
         pass
+    finally:
+        if tmp_name is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp_name)
