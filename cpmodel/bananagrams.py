@@ -36,9 +36,10 @@ never enumerated.
 Box strategy: ``solve`` tries compact boxes first and grows them; an
 infeasible box is proven for that box only. ``none`` is reported only when
 every box that could hold a connected layout (R ≤ C by transposition,
-R + C ≤ N + 1) was proven infeasible. ``--compact`` fixes a box that holds
-the heuristic's layout, hints that layout, and minimises the bounding box's
-area, then its perimeter.
+R + C ≤ N + 1) was proven infeasible. ``--compact`` (``compact``) first lets
+the backtracker search boxes of growing area for a compact layout, then asks
+CP-SAT about every box of smaller area, smallest first: the area is proven
+smallest only when all of those are infeasible.
 """
 
 from __future__ import annotations
@@ -237,14 +238,8 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
     return _result(NONE, True, [], started, None, tried, None)
 
 
-def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=False, params=()):
+def _solve_box(spec, rows, cols, encoding, control, log, params=()):
     model, variables = build_model(spec, rows, cols, encoding)
-    if compact:
-        _add_compactness_objective(model, variables)
-    if hint is not None:  # every cell, blanks included, so the hint is a complete layout
-        for r in range(rows):
-            for c in range(cols):
-                model.add_hint(variables.letter[r][c], variables.alphabet.index(hint.get((r, c), BLANK)))
     solver = cp_model.CpSolver()
     prepare(solver, control, log, workers=2)  # the portfolio helps on these small, hard boxes
     apply_params(solver, params)
@@ -253,39 +248,58 @@ def _solve_box(spec, rows, cols, encoding, control, log, hint=None, compact=Fals
     return status, cells, solver
 
 
-def _add_compactness_objective(model, variables: BananaVars) -> None:
-    """minimise area·(R+C+1) + (height + width) of the layout's bounding box."""
-    rows, cols = variables.rows, variables.cols
-    height = model.new_int_var(1, rows, "height")
-    width = model.new_int_var(1, cols, "width")
-    for r in range(rows):
-        for c in range(cols):
-            model.add(height >= r + 1).only_enforce_if(variables.occ[r][c])
-            model.add(width >= c + 1).only_enforce_if(variables.occ[r][c])
-    area = model.new_int_var(1, rows * cols, "area")
-    model.add_multiplication_equality(area, [height, width])
-    model.minimize(area * (rows + cols + 1) + height + width)
-
-
 def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | None = None,
-            encoding: str = "automaton", log: bool = False, params: tuple[str, ...] = ()) -> SolveResult:
-    """Smallest bounding box (area, then perimeter), hinted by a known layout."""
+            encoding: str = "automaton", log: bool = False, params: tuple[str, ...] = (), table=None) -> SolveResult:
+    """Smallest bounding-box area: heuristic first, then CP-SAT box by box.
+
+    1. heuristics.bananagrams.smallest_box_layout: the backtracker inside
+       boxes of growing area (each with a small budget) finds a compact layout.
+    2. CP-SAT then takes every box of smaller area (R ≤ C, R + C ≤ N + 1),
+       smallest first. A feasible box holds a layout whose bounding box has
+       that area, since every smaller box was proven infeasible before it.
+       When every smaller box is infeasible the area is *proven smallest*;
+       a box cut short by the clock leaves the answer unproven."""
+    from heuristics.bananagrams import boxes_below, smallest_box_layout
+
     control = control or Control()
     started = time.perf_counter()
-    hint = {(r, c): ch for r, row in enumerate(start_layout) for c, ch in enumerate(row) if ch != BLANK}
-    rows, cols = len(start_layout), len(start_layout[0])
-    check_banana(hint, spec.hand, set(spec.words))  # the starting layout must itself be legal
-    status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, hint=hint, compact=True, params=params)
-    if cells is None:  # nothing better within the limit: the known layout stands, unproven
-        cells, status = hint, cp_model.UNKNOWN
-    check_banana(cells, spec.hand, set(spec.words))
-    proven = status == cp_model.OPTIMAL
-    result = _result(FOUND, proven, [tuple(layout_rows(cells))], started,
-                      None if proven else control.stop_reason() or "time-limit", [f"{rows}x{cols}"], solver)
-    rows_out = result.solutions[0]
-    result.stats.update(optimum_proven=proven, area=len(rows_out) * len(rows_out[0]),
-                        perimeter=2 * (len(rows_out) + len(rows_out[0])))
+    words = set(spec.words)
+    best = {(r, c): ch for r, row in enumerate(start_layout) for c, ch in enumerate(row) if ch != BLANK}
+    check_banana(best, spec.hand, words)  # the starting layout must itself be legal
+    rows = layout_rows(best)
+    found, tried = smallest_box_layout(spec, len(rows) * len(rows[0]), control, table)
+    if found is not None:
+        best = {(r, c): ch for r, row in enumerate(found) for c, ch in enumerate(row) if ch != BLANK}
+    heuristic_area = _area(best)
+    proven, solver, boxes = True, None, []
+    for box_rows, box_cols in boxes_below(spec.size, heuristic_area):
+        if control.stop_reason():
+            proven = False
+            break
+        status, cells, solver = _solve_box(spec, box_rows, box_cols, encoding, control, log, params=params)
+        boxes.append(f"{box_rows}x{box_cols}:{solver.status_name(status)}")
+        if cells is not None:
+            best = cells
+            break
+        if status != cp_model.INFEASIBLE:
+            proven = False
+            break
+    check_banana(best, spec.hand, words)
+    result = _result(FOUND, proven, [tuple(layout_rows(best))], started,
+                     None if proven else control.stop_reason() or "time-limit", boxes, solver)
+    result.stats.update(optimum_proven=proven, area=_area(best), heuristic_area=heuristic_area,
+                        heuristic_boxes=len(tried), perimeter=2 * sum(_shape(best)))
     return result
+
+
+def _shape(cells: dict) -> tuple[int, int]:
+    rows = layout_rows(cells)
+    return len(rows), len(rows[0])
+
+
+def _area(cells: dict) -> int:
+    height, width = _shape(cells)
+    return height * width
 
 
 def _result(status, complete, layouts, started, stopped_by, boxes, solver) -> SolveResult:

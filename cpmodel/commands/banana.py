@@ -9,20 +9,25 @@ from rich.console import Console
 
 from cpmodel import engines
 from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, combined_status, cpsat_params, engine_names,
-                                     hand_finder, load_lexicon, read_user_file, warn_unused)
+                                     load_lexicon, read_user_file, warn_unused)
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 from cpmodel.render import Parts, comparison_table, grid_panel, summary
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.specs import BananaSpec
 from cpmodel.supervise import Supervisor
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    from cpmodel.specs import banana_spec, draw_hand, parse_hand
+    from cpmodel.specs import draw_hand, parse_hand
 
     if args.check:
         return check_layout(args, stdout, stderr)
+    if args.peel:
+        return peel_layout(args, stdout, stderr)
+    if args.game:
+        return play_game(args, stdout, stderr)
     if (args.hand is None) == (args.draw is None):
         raise InputError("give a HAND or --draw N (not both)")
     hand = draw_hand(args.draw, args.seed) if args.draw is not None else parse_hand(args.hand)
@@ -33,8 +38,9 @@ def run(args, stdout: Console, stderr: Console) -> int:
         ("--param", "cpsat", args.param), ("--log", "cpsat", args.log)) if value})
     if args.draw is not None and not args.json:
         stdout.print(f"drew {len(hand)} tiles (seed {args.seed}): {hand.upper()}", highlight=False)
-    lexicon = load_lexicon(args.dict, stderr, args.top)
-    spec = banana_spec(hand, lexicon, hand_finder(lexicon))
+    table = word_table(args, stderr)
+    view = table.restrict(hand)
+    spec = BananaSpec(hand, tuple(view.words))  # the words spellable from the hand, by one matrix filter
     gc.freeze()
     args.encoding = args.encoding or "automaton"
     params = cpsat_params(args.param)
@@ -55,11 +61,13 @@ def run(args, stdout: Console, stderr: Console) -> int:
             from cpmodel.bananagrams import compact
 
             control = Control(time_limit=args.time_limit)
-            supervisor = Supervisor(control, "cpsat compacting", stderr)
-            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params)))
+            supervisor = Supervisor(control, "compacting", stderr)
+            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
     agreement = banana_agreement(results[:2]) if len(solvers) == 2 and len(results) >= 2 else None
     final = results[-1] if results[-1].solutions or len(results) == 1 else next((r for r in results if r.solutions), results[-1])
+    if args.svg and final.solutions:
+        write_svg(args.svg, rows_to_cells(final.solutions[0]), {}, f"{len(hand)} tiles", "")
     if args.json:
         doc = {"puzzle": "banana", "hand": hand, "tiles": len(hand), "status": combined_status(results),
                "complete": final.complete, "seconds": round(sum(r.seconds for r in results), 4),
@@ -78,9 +86,10 @@ def run(args, stdout: Console, stderr: Console) -> int:
         for r in results:
             if "optimum_proven" in r.stats:  # the --compact step
                 rows = r.solutions[0]
-                proven = "proven smallest" if r.stats["optimum_proven"] else f"not proven smallest: stopped by {r.stopped_by}"
-                stdout.print(Parts([f"compacted by cpsat: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']}",
-                                    proven, f"{r.seconds:.2f} s", f"{r.stats.get('branches', 0):,} branches"],
+                proven = "proven smallest" if r.stats["optimum_proven"] else f"smallest found, not proven: stopped by {r.stopped_by}"
+                stdout.print(Parts([f"compacted: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']}", proven,
+                                    f"the backtracker's box search reached area {r.stats['heuristic_area']}",
+                                    f"CP-SAT boxes {', '.join(r.stats['boxes']) or 'none needed'}", f"{r.seconds:.2f} s"],
                                    style="green"), highlight=False)
             else:
                 stdout.print(summary(r, "layout"), highlight=False)
@@ -125,3 +134,141 @@ def check_layout(args, stdout: Console, stderr: Console) -> int:
         note = "" if hand else " (no HAND given, so the tiles were not compared with a hand)"
         stdout.print(f"✓ valid layout: one connected crossword, every run a word{note}", style="green", highlight=False)
     return 0 if not problems else EXIT_DISAGREE
+
+
+# -- shared by the layout commands ---------------------------------------------------
+
+
+def word_table(args, stderr: Console):
+    """The lexicon as the backtracker's word table (``--top``: per length)."""
+    from heuristics.bananagrams import WordTable
+
+    return WordTable.of_lexicon(load_lexicon(args.dict, stderr, args.top).words)
+
+
+def rows_to_cells(rows) -> dict:
+    return {(r, c): ch for r, row in enumerate(rows) for c, ch in enumerate(row) if ch not in ". "}
+
+
+def read_layout_arg(path: str) -> dict:
+    """A layout file: rows of letters ('.' or space empty), or a JSON document with a ``grid``
+    (what ``banana --json`` and each step of ``--game --json`` print)."""
+    from cpmodel.boards import parse_layout
+
+    text = read_user_file(path, "layout file")
+    if text.lstrip().startswith("{"):
+        try:
+            grid = json.loads(text)["grid"]
+        except (ValueError, KeyError, TypeError):
+            raise InputError(f"layout file {path}: JSON without a \"grid\" list of rows") from None
+        if not isinstance(grid, list) or not all(isinstance(row, str) for row in grid):
+            raise InputError(f"layout file {path}: \"grid\" must be a list of strings")
+        text = "\n".join(grid)
+    return parse_layout(text, source=f"layout file {path}")
+
+
+def write_svg(path: str, cells: dict, marks: dict, title: str, legend: str) -> None:
+    from pathlib import Path
+
+    from cpmodel.svg import layout_svg
+
+    try:
+        Path(path).write_text(layout_svg(cells, marks, title, legend), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# -- --peel: new tiles into a layout ---------------------------------------------------
+
+
+def peel_layout(args, stdout: Console, stderr: Console) -> int:
+    """--peel LAYOUT_FILE TILES: a valid layout that also holds TILES, moving few tiles."""
+    from cpmodel.boards import layout_rows
+    from cpmodel.specs import parse_hand
+    from cpmodel.validate import banana_problems
+    from heuristics.peel import peel
+
+    if args.hand is None:
+        raise InputError("--peel needs the new TILES, e.g. banana --peel layout.txt q")
+    tiles = parse_hand(args.hand)
+    cells = read_layout_arg(args.peel)
+    table = word_table(args, stderr)
+    problems = banana_problems(cells, None, table.word_set)
+    if problems:
+        raise InputError(f"layout file {args.peel} is not a valid layout: {problems[0]}")
+    control = Control(time_limit=args.time_limit)
+    supervisor = Supervisor(control, f"peel {len(tiles)} tile(s) into {len(cells)}", stderr)
+    result = supervisor.run(lambda: peel(cells, tiles, table, control))
+    grid = layout_rows(result.cells) if result.cells else None
+    if args.svg and result.cells:
+        marks = {cell: 1 for cell, letter in result.cells.items() if cells.get(cell) != letter}
+        write_svg(args.svg, result.cells, marks, f"{len(result.cells)} tiles after the peel",
+                  "marked: tiles placed or moved by the peel")
+    status = FOUND if result.cells else "unknown"
+    if args.json:
+        stdout.print_json(json.dumps({"puzzle": "banana-peel", "status": status, "tiles": len(cells) + len(tiles),
+                                      "new": tiles, "stage": result.stage, "moved": result.moved,
+                                      "stopped_by": result.stopped_by, "seconds": round(result.seconds, 4),
+                                      "nodes": result.nodes, "grid": grid}))
+    elif grid:
+        stdout.print(grid_panel(tuple(row.replace(".", " ") for row in grid), title=f"{len(result.cells)} tiles"))
+        stdout.print(f"peeled {tiles!r} by {result.stage}: {result.moved} placed tile(s) moved · "
+                     f"{result.seconds:.3f} s · {result.nodes:,} nodes", style="green", highlight=False)
+    else:
+        stdout.print(f"unknown: no layout with {tiles!r} found (attach, repair and re-solve all failed, "
+                     f"stopped by {result.stopped_by}); this does not prove that none exists", style="red", highlight=False)
+    return EXIT_INTERRUPTED if supervisor.interrupted else 0
+
+
+# -- --game: a whole solo game -----------------------------------------------------------
+
+
+def play_game(args, stdout: Console, stderr: Console) -> int:
+    """--game --seed S [--players P]: peel until the bag is empty; every step validated."""
+    import statistics
+
+    from cpmodel.game import PEEL, opening_hand, play
+
+    if args.hand is not None or args.draw is not None:
+        raise InputError("--game draws its own tiles: give no HAND and no --draw")
+    if not 1 <= args.players <= 8:
+        raise InputError(f"--players takes 1 to 8, got {args.players}")
+    table = word_table(args, stderr)
+    control = Control(time_limit=args.time_limit)
+    supervisor = Supervisor(control, f"game seed {args.seed}, {args.players} player(s)", stderr)
+    game = supervisor.run(lambda: play(table, args.seed, args.players, control))
+    if args.svg and game.board:
+        marks = {cell: step for cell, step in game.placed_in.items() if step > 0}
+        write_svg(args.svg, game.board, marks, f"seed {args.seed}: {len(game.board)} tiles",
+                  "cream: opening hand · shaded, numbered: the step that placed the tile")
+    if args.json:
+        stdout.print_json(json.dumps(game.to_json()))
+        return EXIT_INTERRUPTED if supervisor.interrupted else 0
+    if game.board:
+        stdout.print(grid_panel(tuple(row.replace(".", " ") for row in game.steps[-1].grid or ()), title=f"{len(game.board)} tiles"))
+    if args.steps:
+        stdout.print(steps_table(game))
+    peels = [s for s in game.steps if s.action == PEEL]
+    doc = game.to_json()
+    verdict = ("finished: all 144 tiles placed" if game.finished
+               else f"not finished: {doc['tiles_placed']} tiles placed, {doc['bag_left']} left in the bag, "
+                    f"stopped by {game.stopped_by or 'stuck'}")
+    median_ms = 1000 * statistics.median(s.seconds for s in peels) if peels else 0.0
+    stdout.print(f"game seed {args.seed}, {args.players} player(s), opening hand {opening_hand(args.players)}: {verdict} · "
+                 f"{doc['peels']} peels, {doc['dumps']} dumps (policy: hardest letter) · {doc['moved_total']} tiles moved in all · "
+                 f"median peel {median_ms:.1f} ms · {doc['seconds']:.2f} s", style="green" if game.finished else "yellow",
+                 highlight=False)
+    return EXIT_INTERRUPTED if supervisor.interrupted else 0
+
+
+def steps_table(game):
+    from rich.table import Table
+
+    table = Table(title="steps", box=None)
+    for header in ("#", "action", "drawn", "dumped", "stage", "moved", "tiles", "rack", "ms"):
+        table.add_column(header, justify="right" if header in ("#", "moved", "tiles", "ms") else "left")
+    for k, step in enumerate(game.steps):
+        tiles = sum(ch != "." for row in step.grid or () for ch in row)
+        table.add_row(str(k), step.action, step.drawn, step.dumped, step.stage, str(step.moved), str(tiles),
+                      step.rack, f"{1000 * step.seconds:.1f}")
+    return table
