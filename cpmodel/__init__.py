@@ -36,12 +36,6 @@ solve as plain data) and :func:`cpmodel.engines.run` (the engine registry).
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("cpmodel")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
 
 __all__ = ["__version__", "load_lexicon", "solve_rect", "solve_wordscapes", "solve_banana", "find_words",
            "grid_words", "engine_names", "run", "Job",
@@ -49,7 +43,10 @@ __all__ = ["__version__", "load_lexicon", "solve_rect", "solve_wordscapes", "sol
 
 
 def __getattr__(name: str):
-    """Lazy re-exports, so that ``import cpmodel`` loads neither ortools nor the word list."""
+    """Lazy re-exports, so that ``import cpmodel`` loads neither ortools nor the word list
+    (nor importlib.metadata: the CLI takes over Ctrl-C right after ``import cpmodel``)."""
+    if name == "__version__":
+        return _version()
     if name == "Lexicon":
         from cpmodel.lexicon import Lexicon
         return Lexicon
@@ -88,6 +85,16 @@ def load_lexicon(words=None, *, path=None, top: int | None = None):
     else:
         chosen = _default_lexicon()
     return chosen.top(top)
+
+
+@lru_cache(maxsize=1)
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("cpmodel")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0+unknown"
 
 
 @lru_cache(maxsize=1)

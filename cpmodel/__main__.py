@@ -1,7 +1,41 @@
-"""``python -m cpmodel`` runs the command line."""
+"""``python -m cpmodel`` runs the command line.
 
+Signals are taken over before anything heavy is imported (rich, the
+commands), so that a Ctrl-C or SIGTERM at any moment, even during the
+imports, ends quietly with exit code 130 or 143 (cpmodel.interrupts).
+"""
+
+import json
+import os
 import sys
 
-from cpmodel.cli import main
+from cpmodel import interrupts
 
-sys.exit(main())
+
+def entry() -> int:
+    interrupts.install()
+    try:
+        from cpmodel.cli import main
+    except KeyboardInterrupt as exc:
+        interrupts.note(exc)
+        if "--json" in sys.argv or "--jsonl" in sys.argv:
+            print(json.dumps(interrupts.NOTHING_FOUND), flush=True)
+        print("interrupted while starting: nothing was done (unknown)", file=sys.stderr)
+        return interrupts.exit_code()
+    code = main()
+    if _engine_left_running():
+        # a native solver still runs in a thread it was asked to leave: Python's
+        # shutdown would wait for it, or abort; the answer is out, so end now
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    return code
+
+
+def _engine_left_running() -> bool:
+    supervise = sys.modules.get("cpmodel.supervise")
+    return bool(supervise and supervise.abandoned)
+
+
+if __name__ == "__main__":
+    sys.exit(entry())

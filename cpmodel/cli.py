@@ -3,8 +3,10 @@
 Each command runs in its own module, cpmodel/commands/<puzzle>.py. The CLI
 is the only layer that reads files, prints and exits. Flow, one way:
 input text → spec → solver → result → validator (inside the solvers, before
-anything is streamed) → rich or JSON. Exit codes: 0 done, 1 the two solvers
-disagree, 2 bad input (one line on stderr), 130 interrupted by Ctrl-C.
+anything is streamed) → rich or JSON. Exit codes (docs/json.md): 0 done,
+1 the engines disagree, 2 bad input (one line on stderr), 3 an invalid
+``banana --check`` layout, 70 an internal error, 130 Ctrl-C, 141 a closed
+stdout, 143 SIGTERM.
 """
 
 from __future__ import annotations
@@ -13,12 +15,16 @@ import argparse
 import difflib
 import importlib
 import math
+import os
 import sys
+import time
+import traceback
 from pathlib import Path
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_BAD_INPUT
+from cpmodel import interrupts
+from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
 from cpmodel.errors import InputError
 
 
@@ -135,8 +141,9 @@ def build_parser() -> argparse.ArgumentParser:
     from cpmodel import __version__
 
     parser = _Parser(prog=prog_name(), description="Word puzzles as constraint programs.",
-                     epilog="Run a command with --help for its options. Exit codes: 0 done, 1 the two solvers "
-                            "disagree, 2 bad input, 130 interrupted.")
+                     epilog="Run a command with --help for its options. Exit codes: 0 done, 1 the engines "
+                            "disagree, 2 bad input, 3 invalid --check layout, 70 internal error, "
+                            "130 Ctrl-C, 141 closed stdout, 143 SIGTERM.")
     parser.add_argument("--version", action="version", version=f"cpmodel {__version__}")
     puzzles = parser.add_subparsers(dest="puzzle", required=True, parser_class=_Parser, metavar="COMMAND",
                                     title="commands")
@@ -288,11 +295,82 @@ def _scale_options(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    stdout, stderr = Console(), Console(stderr=True)
+    """Run one command; returns its exit code (see docs/json.md, "Exit codes").
+
+    Rich's markup and emoji codes are off: every string printed is the
+    user's text or ours, shown as it is (``[qu]`` and ``[/x]`` are not markup).
+    Whatever escapes a command ends in one line on stderr and its own exit
+    code, never a traceback: bad input 2, a closed stdout 141 (quietly, as
+    Unix tools do), a signal 130 or 143 (with a document saying nothing was
+    found, when JSON was asked for and none was written), a bug 70."""
+    interrupts.install()
+    started = time.monotonic()
+    stdout = _Console(markup=False, emoji=False)
+    stderr = _Console(stderr=True, markup=False, emoji=False)
+    argv = sys.argv[1:] if argv is None else argv
     try:
         args = build_parser().parse_args(argv)
         command = importlib.import_module(f"cpmodel.commands.{args.puzzle}")
-        return command.run(args, stdout, stderr)
+        code = command.run(args, stdout, stderr)
     except InputError as exc:
-        stderr.print(f"error: {exc}", style="bold red", highlight=False, soft_wrap=True)
-        return EXIT_BAD_INPUT
+        code = _report(stderr, f"error: {exc}", EXIT_BAD_INPUT)
+    except KeyboardInterrupt as exc:
+        interrupts.note(exc)
+        code = _interrupted(argv, stdout, stderr, time.monotonic() - started)
+    except BrokenPipeError:
+        code = _closed_stdout()
+    except Exception as exc:  # a bug: say so in one line, the traceback on request
+        if os.environ.get("CPMODEL_DEBUG"):
+            traceback.print_exc()
+        code = _report(stderr, f"internal error: {type(exc).__name__}: {exc} "
+                               f"(set CPMODEL_DEBUG=1 for the traceback)", EXIT_INTERNAL)
+    return interrupts.exit_code(code)
+
+
+class _Console(Console):
+    """rich's Console, except that a closed stdout is left to :func:`main`
+    (rich itself would exit with code 1, the code of "the engines disagree")."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError()
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters (a newline in a path, say) shown as escapes."""
+    return "".join(ch if ch.isprintable() else ch.encode("unicode_escape").decode("ascii") for ch in text)
+
+
+def _report(stderr: Console, message: str, code: int) -> int:
+    with interrupts.deferred(reraise=False):
+        try:
+            stderr.print(one_line(message), style="bold red", highlight=False, soft_wrap=True)
+        except BrokenPipeError:
+            pass
+    return code
+
+
+def _interrupted(argv: list[str], stdout: Console, stderr: Console, seconds: float) -> int:
+    """A signal outside any search (imports, lexicon, spec, printing): nothing
+    was found, and the result says so; JSON gets one document if none was written."""
+    from cpmodel.commands.common import documents_written, write_json
+
+    with interrupts.deferred(reraise=False):
+        try:
+            if ("--json" in argv or "--jsonl" in argv) and not documents_written():
+                write_json(stdout, {**interrupts.NOTHING_FOUND, "seconds": round(seconds, 4)})
+            stderr.print("interrupted: stopped here; nothing more will be shown", style="yellow",
+                         highlight=False, soft_wrap=True)
+        except BrokenPipeError:
+            _closed_stdout()
+    return EXIT_INTERRUPTED
+
+
+def _closed_stdout() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, as Unix tools do.
+    Point stdout at /dev/null so that Python's last flush cannot complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
+    return EXIT_BROKEN_PIPE

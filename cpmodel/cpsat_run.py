@@ -92,14 +92,18 @@ def report_bound(solver: cp_model.CpSolver, control: Control) -> None:
 
 def stop_on(stop: threading.Event, solver: cp_model.CpSolver, control: Control | None = None) -> threading.Event:
     """Call solver.stop_search() when ``stop`` is set (Ctrl-C) or the caller's
-    clock, which may move while searching, runs out; returns a release event."""
+    clock, which may move while searching, runs out; returns a release event.
+
+    It keeps calling while the solve lasts: a stop that comes while the model
+    is still being copied into CP-SAT (before its search exists) would
+    otherwise be lost, and with it every later Ctrl-C."""
     release = threading.Event()
 
     def watch() -> None:
         while not release.is_set():
             if stop.wait(0.05) or (control is not None and control.stop_reason()):
                 solver.stop_search()
-                return
+                release.wait(0.05)
 
     threading.Thread(target=watch, daemon=True).start()
     return release

@@ -126,7 +126,7 @@ def load_file(path: str | os.PathLike) -> Lexicon:
     """A user word list, ranked by line order. Raises InputError when the
     file is missing, unreadable, or holds no usable word."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")  # -sig: a BOM is not part of the first word
     except FileNotFoundError:
         raise InputError(f"dictionary file not found: {path}") from None
     except IsADirectoryError:

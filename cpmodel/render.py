@@ -14,17 +14,34 @@ from __future__ import annotations
 import re
 
 from rich import box
+from rich.console import Console
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cpmodel.result import FOUND, NONE, SolveResult
+from cpmodel.result import FOUND, GAVE_UP, NONE, SolveResult
 
 
 def grid_panel(rows: tuple[str, ...], title: str = "") -> Panel:
     """One rectangle, letters spaced and upper-cased in a rounded box."""
     body = Text("\n".join(" ".join(row.upper()) for row in rows), style="bold")
-    return Panel.fit(body, title=title, box=box.ROUNDED, padding=(0, 1))
+    return Panel.fit(body, title=Text(title), box=box.ROUNDED, padding=(0, 1))
+
+
+def print_grid(console: Console, rows: tuple[str, ...], title: str = "") -> None:
+    """A grid as :func:`grid_panel` when the panel fits the console's width;
+    otherwise its rows as they are, one per line, never wrapped or cut.
+
+    A panel wider than the console (a 144-tile layout at 80 columns, or in a
+    file, where rich also assumes 80) would be wrapped inside its border, and
+    the picture would no longer be the validated grid."""
+    width = max((len(row) for row in rows), default=0)
+    if 2 * width + 3 <= console.width:  # spaced letters, padding and borders
+        console.print(grid_panel(rows, title))
+        return
+    if title:
+        console.print(Text(title, style="dim"), soft_wrap=True)
+    console.print(Text("\n".join(row.upper() for row in rows), style="bold"), soft_wrap=True)
 
 
 class Parts:
@@ -92,7 +109,7 @@ def summary(result: SolveResult, what: str) -> Parts:
         return Parts([*head, *done, seconds, effort], style="green")
     if result.status == NONE:
         return Parts([f"none: no {what} exists", "search complete", seconds, effort], style="yellow")
-    stopped = "the heuristic search ran dry" if result.stopped_by == "exhausted" else f"stopped by {result.stopped_by}"
+    stopped = "the heuristic search ran dry" if result.stopped_by == GAVE_UP else f"stopped by {result.stopped_by}"
     return Parts([f"unknown: {stopped}", f"after {seconds}", f"no {what} found",
                   "this does not prove that none exists", effort], style="red")
 
@@ -177,7 +194,7 @@ def board_panel(board, title: str = "") -> Panel:
             style = "bold cyan" if tile.letter_mult > 1 else "bold red" if tile.word_mult > 1 else "bold"
             line.append(f"{(tile.text.capitalize() if len(tile.text) > 1 else tile.text.upper()):<2}{mark:<3}", style=style)
         lines.append(line)
-    return Panel.fit(Text("\n").join(lines), title=title, box=box.ROUNDED)
+    return Panel.fit(Text("\n").join(lines), title=Text(title), box=box.ROUNDED)
 
 
 def path_drawing(board, path) -> Text:

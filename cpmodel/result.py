@@ -18,6 +18,11 @@ from dataclasses import dataclass, field
 
 FOUND, NONE, UNKNOWN = "found", "none", "unknown"
 
+# Why a search stopped before it was done (``stopped_by``; None: it was not cut short).
+LIMIT, TIME_LIMIT, INTERRUPT = "limit", "time-limit", "interrupt"
+GAVE_UP = "gave-up"  # a heuristic ran out of ideas: its ``unknown`` is not a proof
+STOPPED_BY = (LIMIT, TIME_LIMIT, INTERRUPT, GAVE_UP)
+
 
 def status_of(count: int, exhausted: bool) -> str:
     """The only place a status is decided: 'none' needs an exhausted search."""
@@ -34,7 +39,7 @@ class SolveResult:
     count: int  # solutions reported (counted, for --count)
     solutions: list[tuple[str, ...]] = field(default_factory=list)
     seconds: float = 0.0
-    stopped_by: str | None = None  # "limit", "time-limit", "interrupt" or None
+    stopped_by: str | None = None  # one of STOPPED_BY, or None
     objective: tuple[int, int] | None = None  # --best: (max rank, sum of ranks)
     stats: dict = field(default_factory=dict)  # nodes, per-level profile, branches, ...
 

@@ -2,8 +2,11 @@
 
 The main thread only waits, redraws a one-line progress display on stderr
 (count, rate, elapsed) and hands streamed solutions to a printer. Ctrl-C
-arrives in the main thread, which sets ``control.stop``; both solvers poll
-it, stop, and return what they found with an honest ``unknown``/``found``.
+and SIGTERM (cpmodel.interrupts) arrive in the main thread, which sets
+``control.stop``; the solvers poll it, stop, and return what they found
+with an honest ``unknown``/``found``. An engine that cannot poll for a
+while (CP-SAT copying a huge model) is given GRACE seconds, then left
+behind: the user gets a prompt answer built from what it reported.
 """
 
 from __future__ import annotations
@@ -18,17 +21,25 @@ from rich.live import Live
 from rich.text import Text
 
 from cpmodel.control import Control
-from cpmodel.result import SolveResult
+from cpmodel.result import SolveResult, status_of
+
+
+GRACE = 1.0  # seconds a stopped engine gets to hand back what it found
+abandoned = False  # an engine thread was left running: the process must end with os._exit
 
 
 class Supervisor:
-    def __init__(self, control: Control, label: str, stderr: Console, printer: Callable | None = None):
+    def __init__(self, control: Control, label: str, stderr: Console, printer: Callable | None = None,
+                 engine: str | None = None):
         self.control = control
         self.label = label
+        self.engine = engine  # the engine's name: its SolveResult can be made up if it must be abandoned
         self.stderr = stderr
         self.printer = printer  # called in the main thread for each streamed solution
         self.streamed: queue.Queue = queue.Queue()
+        self.shown: list = []  # every solution streamed so far, for an abandoned engine's result
         self.interrupted = False
+        self.stopped_at: float | None = None  # when a stop was asked for
 
     def stream(self, rows) -> None:
         """Solver-side callback: queue a solution for printing."""
@@ -36,6 +47,12 @@ class Supervisor:
             self.streamed.put(rows)
 
     def run(self, task: Callable[[], SolveResult]) -> SolveResult:
+        """Run ``task`` in a worker thread until it returns, or until it has
+        ignored a stop (Ctrl-C, SIGTERM, or its own time limit) for GRACE
+        seconds: some phases cannot poll (a big CP-SAT model being built or
+        copied), and the user must not wait for them. An abandoned engine's
+        result is built from what it reported: never complete, never ``none``.
+        Without an ``engine`` name (a task that returns something else) it waits."""
         outcome: dict = {}
         done = threading.Event()
 
@@ -51,7 +68,7 @@ class Supervisor:
         # Wait by sleeping, not Thread.join: a Ctrl-C that interrupts join() can
         # leave is_alive() False while the worker still runs (a CPython pitfall).
         with Live(self._line(), console=self.stderr, transient=True, redirect_stdout=False, redirect_stderr=False) as live:
-            while not done.is_set():
+            while not done.is_set() and not self._overdue():
                 try:
                     time.sleep(0.1)
                     self._print_streamed(live)
@@ -59,17 +76,37 @@ class Supervisor:
                 except KeyboardInterrupt:
                     self.interrupted = True
                     self.control.stop.set()
+                    self.stopped_at = self.stopped_at or time.monotonic()
             self._print_streamed(live)
         if "error" in outcome:
             raise outcome["error"]
-        return outcome["result"]
+        return outcome["result"] if done.is_set() else self._abandoned()
+
+    def _overdue(self) -> bool:
+        """True once the engine has had GRACE seconds to honour a stop."""
+        if self.engine is None:
+            return False
+        if self.stopped_at is None and self.control.stop_reason() == "time-limit":
+            self.stopped_at = time.monotonic()
+        return self.stopped_at is not None and time.monotonic() - self.stopped_at > GRACE
+
+    def _abandoned(self) -> SolveResult:
+        global abandoned
+        abandoned = True
+        count = max(self.control.solutions, len(self.shown))
+        return SolveResult(self.engine, status_of(count, exhausted=False), complete=False, count=count,
+                           solutions=list(self.shown), seconds=self.control.elapsed(),
+                           stopped_by=self.control.stop_reason() or "interrupt",
+                           stats={"abandoned": f"did not stop within {GRACE:g} s of being asked"})
 
     def _print_streamed(self, live: Live) -> None:
         if self.streamed.empty():
             return
         live.stop()  # keep the progress line from tearing through printed grids
         while not self.streamed.empty():
-            self.printer(self.streamed.get())
+            rows = self.streamed.get()
+            self.shown.append(rows)
+            self.printer(rows)
         live.start()
 
     def _line(self) -> Text:

@@ -39,7 +39,7 @@ from collections import Counter
 import numpy as np
 
 from cpmodel.control import Control, SearchStopped
-from cpmodel.result import SolveResult, status_of
+from cpmodel.result import GAVE_UP, SolveResult, status_of
 from cpmodel.specs import BananaSpec
 from cpmodel.validate import check_banana
 
@@ -348,7 +348,7 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
     if outcome == "found":
         check_banana(search.board, spec.hand, search.word_set)
         layouts = [tuple(_rows(search.board))]
-    stopped_by = None if outcome == "found" else (outcome or "exhausted")
+    stopped_by = None if outcome == "found" else (outcome or GAVE_UP)
     return SolveResult(
         solver="backtrack",
         status=status_of(len(layouts), exhausted=False),  # a heuristic proves nothing

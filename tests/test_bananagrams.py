@@ -59,7 +59,7 @@ def test_parallel_words_only_free_and_cpsat_find_it():
     exact = cpsat.solve(spec, Control(time_limit=30))
     assert free.status == "found" and exact.status == "found"
     assert sorted(free.solutions[0]) in (["ab", "cd"], ["ac", "bd"])
-    assert crossing.status == "unknown" and crossing.stopped_by == "exhausted"  # incomplete, so never 'none'
+    assert crossing.status == "unknown" and crossing.stopped_by == "gave-up"  # incomplete, so never 'none'
 
 
 def test_no_layout_is_proven_none_by_cpsat_only():
@@ -109,13 +109,13 @@ def test_banana_bad_input(args, needle):
     assert proc.returncode == 2 and len(lines) == 1 and needle in lines[0], proc.stderr
 
 
-def test_check_command_reports_rule_and_exit_1(tmp_path, word_file):
+def test_check_command_reports_rule_and_exit_3(tmp_path, word_file):
     layout = tmp_path / "layout.txt"
     layout.write_text("cat\n...\nsat\n")
     words = word_file(sorted(WORDS))
     proc = run_cli("banana", "aacstt", "--check", str(layout), "--dict", words, "--json")
     doc = json.loads(proc.stdout)
-    assert proc.returncode == 1 and doc["valid"] is False and any("islands" in p for p in doc["problems"])
+    assert proc.returncode == 3 and doc["valid"] is False and any("islands" in p for p in doc["problems"])
 
 
 def test_banana_cli_json(word_file):

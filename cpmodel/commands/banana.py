@@ -8,12 +8,13 @@ import json
 from rich.console import Console
 
 from cpmodel import engines
-from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, combined_status, cpsat_params, engine_names,
-                                     load_lexicon, read_user_file, warn_unused)
+from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, EXIT_INVALID_LAYOUT, combined_status,
+                                     cpsat_params, engine_names, load_lexicon, read_user_file, warn_unused,
+                                     write_json)
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
-from cpmodel.render import Parts, comparison_table, grid_panel, summary
+from cpmodel.render import Parts, comparison_table, print_grid, summary
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.specs import BananaSpec
 from cpmodel.supervise import Supervisor
@@ -49,7 +50,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
     results, interrupted = [], False
     for name in solvers:
         control = Control(time_limit=args.time_limit)
-        supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr)
+        supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr, engine=name)
         engine_job = job.with_engine(name)
         results.append(supervisor.run(lambda: engines.run(engine_job, control)))
         interrupted = interrupted or supervisor.interrupted
@@ -61,7 +62,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
             from cpmodel.bananagrams import compact
 
             control = Control(time_limit=args.time_limit)
-            supervisor = Supervisor(control, "compacting", stderr)
+            supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
             results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
     agreement = banana_agreement(results[:2]) if len(solvers) == 2 and len(results) >= 2 else None
@@ -75,14 +76,14 @@ def run(args, stdout: Console, stderr: Console) -> int:
                "solvers": [r.to_json(with_solutions=False) for r in results]}
         if agreement:
             doc["agreement"] = agreement
-        stdout.print_json(json.dumps(doc))
+        write_json(stdout, doc)
     else:
         shown = [r for r in results if r.solutions]
         if len(solvers) == 2 and len(shown) == 2 and not args.compact:  # each engine's own layout
             for r in shown:
-                stdout.print(grid_panel(tuple(row.replace(".", " ") for row in r.solutions[0]), title=f"{r.solver}"))
+                print_grid(stdout, tuple(row.replace(".", " ") for row in r.solutions[0]), f"{r.solver}")
         elif final.solutions:
-            stdout.print(grid_panel(tuple(row.replace(".", " ") for row in final.solutions[0]), title=f"{len(hand)} tiles"))
+            print_grid(stdout, tuple(row.replace(".", " ") for row in final.solutions[0]), f"{len(hand)} tiles")
         for r in results:
             if "optimum_proven" in r.stats:  # the --compact step
                 rows = r.solutions[0]
@@ -125,15 +126,15 @@ def check_layout(args, stdout: Console, stderr: Console) -> int:
     hand = parse_hand(args.hand) if args.hand else None
     problems = banana_problems(cells, hand, set(load_lexicon(args.dict, stderr).words))
     if args.json:
-        stdout.print_json(json.dumps({"puzzle": "banana-check", "valid": not problems, "problems": problems,
-                                      "hand_checked": hand is not None}))
+        write_json(stdout, {"puzzle": "banana-check", "valid": not problems, "problems": problems,
+                            "hand_checked": hand is not None})
     elif problems:
         for problem in problems:
             stdout.print(f"✗ {problem}", style="red", highlight=False)
     else:
         note = "" if hand else " (no HAND given, so the tiles were not compared with a hand)"
         stdout.print(f"✓ valid layout: one connected crossword, every run a word{note}", style="green", highlight=False)
-    return 0 if not problems else EXIT_DISAGREE
+    return 0 if not problems else EXIT_INVALID_LAYOUT
 
 
 # -- shared by the layout commands ---------------------------------------------------
@@ -206,12 +207,12 @@ def peel_layout(args, stdout: Console, stderr: Console) -> int:
                   "marked: tiles placed or moved by the peel")
     status = FOUND if result.cells else "unknown"
     if args.json:
-        stdout.print_json(json.dumps({"puzzle": "banana-peel", "status": status, "tiles": len(cells) + len(tiles),
+        write_json(stdout, {"puzzle": "banana-peel", "status": status, "tiles": len(cells) + len(tiles),
                                       "new": tiles, "stage": result.stage, "moved": result.moved,
                                       "stopped_by": result.stopped_by, "seconds": round(result.seconds, 4),
-                                      "nodes": result.nodes, "grid": grid}))
+                                      "nodes": result.nodes, "grid": grid})
     elif grid:
-        stdout.print(grid_panel(tuple(row.replace(".", " ") for row in grid), title=f"{len(result.cells)} tiles"))
+        print_grid(stdout, tuple(row.replace(".", " ") for row in grid), f"{len(result.cells)} tiles")
         stdout.print(f"peeled {tiles!r} by {result.stage}: {result.moved} placed tile(s) moved · "
                      f"{result.seconds:.3f} s · {result.nodes:,} nodes", style="green", highlight=False)
     else:
@@ -242,10 +243,10 @@ def play_game(args, stdout: Console, stderr: Console) -> int:
         write_svg(args.svg, game.board, marks, f"seed {args.seed}: {len(game.board)} tiles",
                   "cream: opening hand · shaded, numbered: the step that placed the tile")
     if args.json:
-        stdout.print_json(json.dumps(game.to_json()))
+        write_json(stdout, game.to_json())
         return EXIT_INTERRUPTED if supervisor.interrupted else 0
     if game.board:
-        stdout.print(grid_panel(tuple(row.replace(".", " ") for row in game.steps[-1].grid or ()), title=f"{len(game.board)} tiles"))
+        print_grid(stdout, tuple(row.replace(".", " ") for row in game.steps[-1].grid or ()), f"{len(game.board)} tiles")
     if args.steps:
         stdout.print(steps_table(game))
     peels = [s for s in game.steps if s.action == PEEL]

@@ -4,18 +4,66 @@ supervision, comparing two solvers, and the JSON document."""
 from __future__ import annotations
 
 import json
+import math
 
 from rich.console import Console
 
+from cpmodel import interrupts
 from cpmodel.control import Control, Request
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 from cpmodel.lexicon import Lexicon, load_default, load_file
-from cpmodel.render import comparison_table, grid_panel, summary
+from cpmodel.render import comparison_table, print_grid, summary
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.supervise import Supervisor
 
-EXIT_DISAGREE, EXIT_BAD_INPUT, EXIT_INTERRUPTED = 1, 2, 130
+# Exit codes, documented in docs/json.md and the CLI's epilog.
+EXIT_DISAGREE, EXIT_BAD_INPUT, EXIT_INVALID_LAYOUT = 1, 2, 3
+EXIT_INTERNAL = 70  # a bug: sysexits' EX_SOFTWARE
+EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 130, 141, 143  # 128 + SIGINT, SIGPIPE, SIGTERM
+
+_documents_written = 0
+
+
+def write_json(stdout: Console, doc: dict) -> None:
+    """One JSON document (or one JSON line) on stdout, written whole.
+
+    Signals wait until the write is done (a Ctrl-C can never leave half a
+    document), NaN and infinities become null (they are not JSON), and
+    rich is bypassed: its JSON printer is slow and keeps big documents in
+    memory twice."""
+    global _documents_written
+    try:
+        text = json.dumps(doc, allow_nan=False)
+    except ValueError:
+        text = json.dumps(_finite(doc))
+    with interrupts.deferred():
+        stdout.file.write(text + "\n")
+        stdout.file.flush()
+    _documents_written += 1
+
+
+def write_json_lines(stdout: Console, docs: list[dict]) -> None:
+    """A batch of JSON lines (``--jsonl``), each line whole."""
+    text = "".join(json.dumps(doc) + "\n" for doc in docs)
+    with interrupts.deferred():
+        stdout.file.write(text)
+        stdout.file.flush()
+
+
+def documents_written() -> int:
+    return _documents_written
+
+
+def _finite(value):
+    """``value`` with every NaN or infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
 
 
 def read_user_file(path: str, what: str) -> str:
@@ -23,7 +71,7 @@ def read_user_file(path: str, what: str) -> str:
     from pathlib import Path
 
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is not text
     except FileNotFoundError:
         raise InputError(f"{what} not found: {path}") from None
     except IsADirectoryError:
@@ -97,14 +145,14 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
     stream = not as_json and not request.count_only and not request.best and len(engines) == 1
     printed = [0]
 
-    def print_grid(rows) -> None:
+    def print_streamed(rows) -> None:
         printed[0] += 1
         print_solution(stdout, rows, f"#{printed[0]}", describe)
 
     results, interrupted = [], False
     for name in engines:
         control = Control(time_limit=job.time_limit)
-        supervisor = Supervisor(control, f"{name} {label}", stderr, print_grid if stream else None)
+        supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None, engine=name)
         engine_job = job.with_engine(name)
         results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
         interrupted = interrupted or supervisor.interrupted
@@ -112,7 +160,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
             break
     agreement = compare_all(results) if len(results) >= 2 else None
     if as_json:
-        stdout.print_json(json.dumps(solve_document(header, request, results, agreement)))
+        write_json(stdout, solve_document(header, request, results, agreement, engines))
     else:
         print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only,
                       describe=describe)
@@ -141,29 +189,45 @@ def compare_results(results: list[SolveResult]) -> str:
         return "DISAGREE: different solution sets"
     return "identical solution sets" if a.solutions or a.count == 0 else "same count"
 
-def solve_document(header: dict, request: Request, results: list[SolveResult], agreement: str | None) -> dict:
-    """The stable JSON document: status, count, complete, solutions, seconds, ..."""
+def solve_document(header: dict, request: Request, results: list[SolveResult], agreement: str | None,
+                   engines: list[str] | None = None) -> dict:
+    """The stable JSON document (docs/json.md): status, count, complete, solutions, seconds, ...
+
+    With several engines (a cross-check) the top-level keys speak for all of
+    them, also when Ctrl-C stopped the run before every engine had its turn:
+    ``solvers`` holds each one's own answer and ``agreement`` the verdict."""
     with_solutions = not request.count_only
     main = results[0]
     doc = dict(header)
     doc.update(main.to_json(with_solutions))
-    if len(results) > 1:
+    engines = engines or [r.solver for r in results]
+    if len(engines) > 1:
+        all_ran = len(results) == len(engines)
         doc["status"] = combined_status(results)
-        doc["complete"] = all(r.complete for r in results)
+        doc["complete"] = all_ran and all(r.complete for r in results)
+        doc["stopped_by"] = main.stopped_by if doc["complete"] else combined_stop(results, all_ran)
         doc["seconds"] = round(sum(r.seconds for r in results), 4)
         doc["solver"] = "both"
-        doc["agreement"] = agreement
+        doc["agreement"] = agreement if all_ran and agreement else "undecided (a search did not run or finish)"
         doc["solvers"] = {r.solver: r.to_json(with_solutions) for r in results}
     return doc
 
+
 def combined_status(results: list[SolveResult]) -> str:
+    """found if any engine found one; none if an exact engine proved it (only
+    they can say none); else unknown."""
     statuses = {r.status for r in results}
     if FOUND in statuses:
         return FOUND
-    return NONE if statuses == {NONE} else UNKNOWN
+    return NONE if NONE in statuses else UNKNOWN
+
+
+def combined_stop(results: list[SolveResult], all_ran: bool) -> str:
+    """Why a cross-check is incomplete: the first engine that was cut short says."""
+    return next((r.stopped_by for r in results if not r.complete and r.stopped_by), "interrupt" if not all_ran else None)
 
 def print_solution(stdout: Console, rows, title: str, describe=None) -> None:
-    stdout.print(grid_panel(rows, title=title))
+    print_grid(stdout, rows, title)
     if describe is not None:
         stdout.print(describe(rows), highlight=False)
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_DISAGREE, load_lexicon
+from cpmodel.commands.common import EXIT_DISAGREE, load_lexicon, write_json
 from cpmodel.errors import InputError
 
 
@@ -25,7 +24,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if args.plot:
         compare.plot(rows, args.plot)
     if args.json:
-        stdout.print_json(json.dumps({"time_limit": args.time_limit, "rows": compare.to_json(rows)}))
+        write_json(stdout, {"time_limit": args.time_limit, "rows": compare.to_json(rows)})
     else:
         table = compare_table(rows, args.time_limit)
         stdout.print(table)

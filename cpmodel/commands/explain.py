@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 
 from rich.console import Console
 from rich.text import Text
 
-from cpmodel.commands.common import hand_finder, load_lexicon
+from cpmodel.commands.common import hand_finder, load_lexicon, write_json
 from cpmodel.commands.rect import rect_spec_from_args
 from cpmodel.commands.wordscapes import wordscapes_spec_from_args
 from cpmodel.errors import InputError
@@ -44,9 +43,9 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if args.export:
         export_model(result.model, args.export)
     if args.json:
-        stdout.print_json(json.dumps({"model": result.title, "lexicon": result.lexicon, **counts,
+        write_json(stdout, {"model": result.title, "lexicon": result.lexicon, **counts,
                                       "slots": [{"slot": s, "words": n} for s, n in result.slots],
-                                      "families": [{"name": f.name, "math": f.math, "code": f.location()} for f in result.families]}))
+                                      "families": [{"name": f.name, "math": f.math, "code": f.location()} for f in result.families]})
         return 0
     stdout.print(Text(f"{result.title} · lexicon: {result.lexicon}", style="bold"))
     stdout.print(f"{counts['variables']:,} variables ({counts['booleans']:,} Boolean, {counts['integers']:,} integer)", highlight=False)

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import gc
-import json
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file
+from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file, write_json
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.render import Parts, board_panel, grid_words_table
@@ -55,7 +54,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
             doc.update({"seed": args.seed, "evaluations": search.evaluations, "seconds": round(search.seconds, 2),
                         "history": search.history, "stopped_by": search.stopped_by,
                         "optimal": False})  # annealing proves nothing about optimality
-        stdout.print_json(json.dumps(doc))
+        write_json(stdout, doc)
         return EXIT_INTERRUPTED if search is not None and search.stopped_by == "interrupt" else 0
     stdout.print(board_panel(board, title=board.notation()))
     stdout.print(grid_words_table(board, words, args.show))

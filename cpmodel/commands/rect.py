@@ -6,7 +6,6 @@ from rich.console import Console
 
 from cpmodel.commands.common import cpsat_params, engine_names, load_lexicon, run_solvers, solve_request, warn_unused
 from cpmodel.commands.sharded import dispatch
-from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 

@@ -10,9 +10,7 @@ best objective found so far, so later shards only look for better ones.
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass
@@ -21,12 +19,10 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from cpmodel.commands.common import EXIT_INTERRUPTED, solve_document
-
-EXIT_TERMINATED = 143  # 128 + SIGTERM, as a shell reports it
+from cpmodel.commands.common import EXIT_INTERRUPTED, solve_document, write_json, write_json_lines
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
-from cpmodel.render import grid_panel, summary
+from cpmodel.render import print_grid, summary
 from cpmodel.result import SolveResult
 
 
@@ -66,27 +62,23 @@ class Output:
     def solutions(self, rows_list) -> None:
         """Stream a batch of validated solutions (JSON keeps them for the end instead)."""
         if self.mode == "jsonl":
-            self.stdout.file.write("".join(json.dumps({"rows": list(rows)}) + "\n" for rows in rows_list))
-            self.stdout.file.flush()
+            write_json_lines(self.stdout, [{"rows": list(rows)} for rows in rows_list])
         elif self.mode == "rich" and not self.count_only:
             for rows in rows_list:
                 self.printed += 1
-                self.stdout.print(grid_panel(rows, title=f"#{self.printed}"))
+                print_grid(self.stdout, rows, f"#{self.printed}")
 
     def finish(self, header: dict, job: Job, result: SolveResult, extra: dict) -> None:
         doc = solve_document(header, job.request, [result], None)
         doc.update(extra)
         if self.mode == "jsonl":
             doc.pop("solutions", None)
-            self.stdout.file.write(json.dumps(doc) + "\n")
-            self.stdout.file.flush()
+            write_json(self.stdout, doc)
         elif self.mode == "json":
-            json.dump(doc, self.stdout.file)
-            self.stdout.file.write("\n")
-            self.stdout.file.flush()
+            write_json(self.stdout, doc)
         else:
             if job.request.best and result.solutions:
-                self.stdout.print(grid_panel(result.solutions[0], title="best"))
+                print_grid(self.stdout, result.solutions[0], "best")
             self.stdout.print(summary(result, self.what), highlight=False)
             self.stdout.print(f"{extra['shards']['total']:,} shards on {extra['where']}"
                               f"{', %d from the checkpoint' % extra['shards']['resumed'] if extra['shards']['resumed'] else ''}",
@@ -153,12 +145,10 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
             output.solutions(result.solutions)
     pending = [s for s in shards if s.id not in merger.done]
     pool = open_pool(options.jobs, options.scheduler)
-    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
-            stopped_by, terminated = _drive(pool, pending, job, merger, checkpoint, output, progress)
+            stopped_by = _drive(pool, pending, job, merger, checkpoint, output, progress)
     finally:
-        signal.signal(signal.SIGTERM, previous)
         pool.close()
         if checkpoint:
             checkpoint.close()
@@ -168,30 +158,21 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     if job.request.best and options.output == "jsonl" and result.solutions:
         output.solutions(result.solutions)  # the optimum is known only at the end
     output.finish(header, job, result, extra)
-    if stopped_by == "interrupt":
-        return EXIT_TERMINATED if terminated else EXIT_INTERRUPTED
-    return 0
+    return EXIT_INTERRUPTED if stopped_by == "interrupt" else 0  # the CLI makes it 143 after SIGTERM
 
 
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, handled as Ctrl-C is: stop, keep what finished, say so."""
-
-
-def _terminate(signum, frame) -> None:
-    raise _Terminated()
-
-
-def _drive(pool, pending, job: Job, merger, checkpoint, output: Output, progress: Progress) -> tuple[str | None, bool]:
+def _drive(pool, pending, job: Job, merger, checkpoint, output: Output, progress: Progress) -> str | None:
     """Keep 2 shards per worker in flight until all are done.
 
-    Returns why it stopped early (None when every shard finished) and whether SIGTERM stopped it."""
+    Returns why it stopped early: None when every shard finished. Ctrl-C and
+    SIGTERM (cpmodel.interrupts) arrive here as KeyboardInterrupt."""
     from cpmodel.shards import with_bound
 
     deadline = None if job.time_limit is None else time.monotonic() + job.time_limit
     window = 2 * pool.workers
     queue = list(reversed(pending))  # pop() from the end takes the lowest id first
     in_flight: dict = {}
-    stopped_by, terminated = None, False
+    stopped_by = None
     try:
         while queue or in_flight:
             while queue and len(in_flight) < window and stopped_by is None:
@@ -207,14 +188,14 @@ def _drive(pool, pending, job: Job, merger, checkpoint, output: Output, progress
             for future in finished:
                 _collect(in_flight.pop(future), future.result(), merger, checkpoint, output)
             progress.update(len(merger.done), merger.found)
-    except KeyboardInterrupt as stop:
-        stopped_by, terminated = "interrupt", isinstance(stop, _Terminated)
+    except KeyboardInterrupt:
+        stopped_by = "interrupt"
         pool.stop()
         _drain(in_flight, merger, checkpoint, output)
     progress.update(len(merger.done), merger.found, final=True)
     if stopped_by is None and not merger.finished:
         stopped_by = "time-limit"
-    return (None if merger.finished else stopped_by), terminated
+    return None if merger.finished else stopped_by
 
 
 def _collect(shard, result: SolveResult, merger, checkpoint, output: Output) -> None:
@@ -227,8 +208,12 @@ def _collect(shard, result: SolveResult, merger, checkpoint, output: Output) -> 
 
 
 def _drain(in_flight: dict, merger, checkpoint, output: Output, timeout: float = 5.0) -> None:
-    """After a stop: take what the shards in flight found before they stopped."""
-    finished, _ = wait(in_flight, timeout=timeout)
+    """After a stop: take what the shards in flight found before they stopped
+    (a second Ctrl-C skips the wait)."""
+    try:
+        finished, _ = wait(in_flight, timeout=timeout)
+    except KeyboardInterrupt:
+        finished = [future for future in in_flight if future.done()]
     for future in finished:
         if not future.cancelled() and future.exception() is None:
             _collect(in_flight[future], future.result(), merger, checkpoint, output)
@@ -242,7 +227,8 @@ def run_streaming(job: Job, header: dict, label: str, what: str, stdout: Console
 
     output = Output("jsonl", stdout, what, job.request.count_only)
     control = Control(time_limit=job.time_limit)
-    supervisor = Supervisor(control, f"{job.engine} {label}", stderr, lambda rows: output.solutions([rows]))
+    supervisor = Supervisor(control, f"{job.engine} {label}", stderr, lambda rows: output.solutions([rows]),
+                            engine=job.engine)
     best = job.request.best
     result = supervisor.run(lambda: engines.run(job, control, None if best else supervisor.stream))
     if best and result.solutions:
@@ -300,9 +286,7 @@ def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console,
     doc["shards"] = len(split(job, options.shards))
     doc["engine"] = job.engine
     if options.output != "rich":
-        clean = json.loads(json.dumps({**header, "estimate": doc}), parse_constant=lambda _: None)
-        json.dump(clean, stdout.file)
-        stdout.file.write("\n")
+        write_json(stdout, {**header, "estimate": doc})  # NaN (no spread to estimate) becomes null
         return 0
     table = Table(title=f"estimate · {job.engine} · {len(words):,} first-line words · {doc['shards']:,} shards")
     for column in ("method", "nodes", "solutions", "CPU seconds"):

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 
 from rich.console import Console
 
-from cpmodel.commands.common import check_lengths, load_lexicon
+from cpmodel.commands.common import check_lengths, load_lexicon, write_json
 from cpmodel.errors import InputError
 from cpmodel.render import Parts, words_by_length, words_in_order
 from cpmodel.result import FOUND, NONE
@@ -35,7 +34,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         doc = {"puzzle": "words", "letters": rack, "status": FOUND if found else NONE, "complete": True,
                "count": len(found), "seconds": round(seconds, 5),
                "words": [{"word": f.word, "blanks": list(f.blanks)} for f in found]}
-        stdout.print_json(json.dumps(doc))
+        write_json(stdout, doc)
     elif found:
         stdout.print(words_by_length(found) if args.sort == "length" else words_in_order(found))
         stdout.print(Parts([f"{len(found)} words from {rack!r}", f"{seconds * 1000:.1f} ms",
