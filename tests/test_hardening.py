@@ -92,6 +92,8 @@ def _honest(doc: dict) -> None:
         assert doc["status"] != "none", doc  # a cut search never proves none
     if doc["status"] == "none":
         assert doc["complete"] and doc["count"] == 0
+    if doc.get("stopped_by") == "limit":
+        assert doc["complete"], doc  # it found what was asked
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck),
