@@ -1,0 +1,98 @@
+"""The README's examples run as written: its Python API block, and every
+command line of its shell blocks (in order, in a scratch folder, so that a
+line that writes a file feeds the lines after it). Commands on the default
+dictionary get ``--top`` (300 rectangles, 3000 otherwise) and a time limit, so the whole README runs in
+about a minute; what is checked is that each example is accepted and ends
+with an answer (exit 0, or 3 for a ``--check`` that finds a broken rule),
+never a traceback."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import shlex
+import subprocess
+import sys
+
+from tests.conftest import ROOT
+
+README = (ROOT / "README.md").read_text()
+SOLVING = ("rect", "wordscapes", "banana", "grid", "words", "lexicon", "explain")
+TIMED = ("rect", "wordscapes", "banana", "grid")
+
+
+def _blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", README, re.S)
+
+
+def _command_lines() -> list[str]:
+    lines = []
+    for block in _blocks("bash"):
+        for line in block.splitlines():
+            line = re.sub(r"\s+#\s.*$", "", line).strip()  # the comment after the command
+            if line.startswith(("python -m cpmodel", "printf")):
+                lines.append(line)
+    return lines
+
+
+def _quick(line: str) -> str | None:
+    """The line as the test runs it, or None to skip it (a placeholder address,
+    an extra this install lacks)."""
+    if "host:" in line or ("--plot" in line and not _has("matplotlib")):
+        return None
+    if not line.startswith("python -m cpmodel"):
+        return line
+    command, redirect = re.match(r"(.*?)(\s*[>|].*)?$", line).groups()
+    words = shlex.split(command)
+    puzzle = words[3]
+    extra = []
+    if puzzle in SOLVING and not {"--dict", "--row-dict", "--col-dict"} & set(words):
+        extra += ["--top", "300" if puzzle == "rect" else "3000"]  # enough for "cats" in the layout examples
+    if puzzle in TIMED:
+        extra += ["--time-limit", "10"]
+    if puzzle == "compare":
+        extra += ["--quick", "--time-limit", "5"]
+    return f"{sys.executable} -m cpmodel {shlex.join(words[3:] + extra)}{redirect or ''}"
+
+
+def _has(module: str) -> bool:
+    try:
+        __import__(module)
+    except ImportError:
+        return False
+    return True
+
+
+def test_the_readme_has_the_two_setup_commands_first():
+    first = _blocks("bash")[0].splitlines()
+    assert first[0].startswith("pip install -e .") and "python -m cpmodel rect 5x6" in first[0]
+    assert first[1].startswith("pip install -e '.[test") and first[1].endswith("python -m pytest -q")
+    assert (ROOT / ".ci" / "run").read_text().strip().endswith(first[1])
+
+
+def test_every_command_line_runs(tmp_path):
+    lines = _command_lines()
+    assert len(lines) > 20
+    for line in lines:
+        runnable = _quick(line)
+        if runnable is None:
+            continue
+        proc = subprocess.run(["bash", "-c", runnable], cwd=tmp_path, capture_output=True, text=True, timeout=180,
+                              env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+        allowed = (0, 3) if "--check" in line else (0,)
+        assert proc.returncode in allowed and "Traceback" not in proc.stderr, (line, proc.returncode, proc.stderr[-600:])
+
+
+def test_the_python_api_example_prints_what_its_comments_say():
+    (block,) = [b for b in _blocks("python") if "import cpmodel" in b]
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        exec(compile(block, "README.md", "exec"), {})
+    output = printed.getvalue().splitlines()
+    prints = [line for line in block.splitlines() if line.startswith("print(")]
+    assert len(output) == len(prints)  # each print is one line
+    for source, line in zip(prints, output):
+        expected = source.split("  # ", 1)[1] if "  # " in source else ""
+        if expected[:1].isdigit() or expected.startswith(("found", "[", "('")):  # a literal output, not prose
+            assert line == expected.split(":")[0], (expected, line)
