@@ -21,6 +21,17 @@ at once. The filter is one vectorised pass over a words × 26 matrix of letter
 counts (:class:`WordTable`), which is what makes the 144-tile bag cheap: its
 search visits a handful of nodes, and the cost was the per-word Python loop.
 
+Word order. By default (``longest``) the live words are tried longest
+first. ``hardest`` tries first the words holding the hand's *hardest* letter
+(the held letter found in the fewest live words: a fail-first rule, so a
+j or a second x is placed while the board still has room for it), longest
+first within each group. Both orders search the same tree, so a search that
+runs dry in one runs dry in the other. :func:`solve` alternates them with
+growing node budgets (restarts): most hands fall in the first few nodes of
+the longest-first order, and the rest (40- and 60-tile hands whose rare
+letters are stranded once the long words have used the vowels) in the first
+few nodes of the fail-first one (``python benchmarks/banana_solvable.py``).
+
 The same search grows a board that is already there (``board=``), which is
 how a peel attaches new tiles without moving old ones; ``hooks`` adds the
 one-tile move (a hand tile on an empty cell next to the board whose across
@@ -45,6 +56,8 @@ from cpmodel.validate import check_banana
 
 ACROSS, DOWN = (0, 1), (1, 0)
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
+LONGEST, HARDEST = "longest", "hardest"  # word orders
+FIRST_BUDGET = 256  # nodes of the first restart; each round multiplies it by 4
 
 
 def letter_counts(words) -> np.ndarray:
@@ -115,10 +128,11 @@ class WordTable:
 class LayoutSearch:
     def __init__(self, spec: BananaSpec, mode: str, control: Control, *, board: dict | None = None,
                  hand: str | None = None, table: WordTable | None = None, hooks: bool = False,
-                 spare: int = 1, box: tuple[int, int] | None = None, max_nodes: int | None = None):
+                 spare: int = 1, box: tuple[int, int] | None = None, max_nodes: int | None = None,
+                 order: str = LONGEST):
         """``spec.hand`` is every tile of the finished layout; ``board`` holds
         those already placed (kept where they are) and ``hand`` the rest."""
-        self.spec, self.mode, self.control = spec, mode, control
+        self.spec, self.mode, self.control, self.order = spec, mode, control, order
         self.hooks, self.spare, self.box, self.max_nodes = hooks, spare, box, max_nodes
         if table is None:  # the spec's words; a table also brings the whole lexicon's word set
             table = WordTable(list(spec.words), letter_counts(spec.words),
@@ -210,7 +224,15 @@ class LayoutSearch:
         return live
 
     def _words_of(self, live):
+        """The live words in this search's order (the table runs longest first)."""
         words = self.words
+        if self.order == HARDEST and len(live):
+            holds = self.counts[live] > 0  # live × 26: which letters each word holds
+            held = np.flatnonzero(count_vector(self.hand) > 0)
+            if len(held):
+                hardest = held[np.argmin(holds[:, held].sum(axis=0))]
+                first = holds[:, hardest]
+                live = np.concatenate([live[first], live[~first]])
         return (words[i] for i in live.tolist())
 
     def _anchors(self) -> dict[str, list]:
@@ -338,12 +360,25 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
           max_nodes: int | None = None) -> SolveResult:
     """One layout, or ``unknown``: this search is incomplete, so it never says ``none``.
 
-    ``table`` (optional) supplies the precomputed letter counts of the spec's
-    words; ``box`` bounds the layout to at most box[0] rows and box[1] columns."""
+    Restarts: the longest-first order, then the fail-first one, each with a
+    node budget that grows fourfold per round, until a layout is found, the
+    tree runs dry (the same tree in both orders), ``max_nodes`` in all are
+    spent, or the clock stops it. ``table`` (optional) supplies the
+    precomputed letter counts of the spec's words; ``box`` bounds the layout
+    to at most box[0] rows and box[1] columns."""
     control = control or Control()
     started = time.perf_counter()
-    search = LayoutSearch(spec, mode, control, table=table, box=box, max_nodes=max_nodes)
-    outcome = search.run()
+    total, profile, budget, search, outcome = 0, [], FIRST_BUDGET, None, "limit"
+    while outcome == "limit" and (max_nodes is None or total < max_nodes):
+        for order in (LONGEST, HARDEST):
+            allowed = budget if max_nodes is None else min(budget, max_nodes - total)
+            search = LayoutSearch(spec, mode, control, table=table, box=box, max_nodes=allowed, order=order)
+            outcome = search.run()
+            total += min(search.calls, allowed)
+            profile = _add(profile, search.profile)
+            if outcome != "limit" or (max_nodes is not None and total >= max_nodes):
+                break
+        budget *= 4
     layouts = []
     if outcome == "found":
         check_banana(search.board, spec.hand, search.word_set)
@@ -357,8 +392,14 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
         solutions=layouts,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        stats={"nodes": search.calls, "profile": search.profile, "mode": mode},
+        stats={"nodes": total, "profile": profile, "mode": mode, "order": search.order},
     )
+
+
+def _add(profile: list[int], more: list[int]) -> list[int]:
+    """Nodes per depth, summed over restarts."""
+    depth = max(len(profile), len(more))
+    return [sum(p[k] for p in (profile, more) if k < len(p)) for k in range(depth)]
 
 
 def boxes_below(n: int, area: int) -> list[tuple[int, int]]:

@@ -125,3 +125,33 @@ def test_banana_cli_json(word_file):
     assert proc.returncode == 0 and doc["status"] == "found" and doc["agreement"] == "both found valid layouts"
     assert {"status", "complete", "seconds", "grid"} <= doc.keys()
     assert all(len(row) == len(doc["grid"][0]) for row in doc["grid"])
+
+
+def test_restarts_lay_out_a_hand_the_longest_first_order_strands():
+    """Seed 40's 40 tiles (jj, xx, q, z): longest first strands a rare letter
+    and thrashes; the fail-first restart lays them out in a few nodes."""
+    from cpmodel.lexicon import load_default
+
+    hand = draw_hand(40, 40)
+    table = backtrack.WordTable.of_lexicon(load_default().words).restrict(hand)
+    spec = backtrack.BananaSpec(hand, tuple(table.words))
+    plain = backtrack.LayoutSearch(spec, "free", Control(), table=table, max_nodes=5000)
+    assert plain.run() == "limit"
+    result = backtrack.solve(spec, "free", Control(time_limit=60), table=table, max_nodes=20_000)
+    assert result.status == "found" and result.stats["order"] == backtrack.HARDEST
+    assert result.stats["nodes"] < 5000
+    assert banana_problems(parse_layout("\n".join(result.solutions[0])), hand, table.word_set) == []
+
+
+def test_both_orders_search_the_same_tree():
+    """Run dry, both orders visit the same nodes: ordering never drops a move."""
+    spec = small_spec("aaaaacst", WORDS)  # too many a's for these words
+    visited = []
+    for order in (backtrack.LONGEST, backtrack.HARDEST):
+        search = backtrack.LayoutSearch(spec, "free", Control(), order=order)
+        assert search.run() is None
+        visited.append(search.calls)
+    assert visited[0] == visited[1] > backtrack.FIRST_BUDGET  # so solve() restarts before it runs dry
+    result = backtrack.solve(spec, "free")
+    assert result.status == "unknown" and result.stopped_by == "exhausted"
+    assert result.stats["nodes"] == 2 * backtrack.FIRST_BUDGET + visited[0]
