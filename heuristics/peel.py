@@ -49,6 +49,7 @@ class PeelLimits:
     repair_candidates: int = 40  # single-word removals tried, then pairs among the first few
     repair_pairs_from: int = 8
     repair_seconds: float = 2.0
+    resolve_nodes: int = 50_000  # the re-solve's node budget (its restarts included)
     resolve_seconds: float = 10.0
 
 
@@ -70,7 +71,7 @@ def peel(cells: dict, tiles: str, table: WordTable, control: Control | None = No
     everything = "".join(sorted("".join(cells.values()) + tiles))
     nodes = 0
     if not cells:  # nothing on the table yet: a fresh layout moves nothing
-        board, n, why = resolve(everything, table, control, limits.resolve_seconds)
+        board, n, why = resolve(everything, table, control, limits)
         return _result(board, 0, RESOLVE if board else STUCK, started, n, why)
     board, n = attach(cells, tiles, everything, table, control, limits.attach_nodes)
     nodes += n
@@ -80,7 +81,7 @@ def peel(cells: dict, tiles: str, table: WordTable, control: Control | None = No
     nodes += n
     if board is not None:
         return _result(board, moved_tiles(cells, board), REPAIR, started, nodes)
-    board, n, why = resolve(everything, table, control, limits.resolve_seconds)
+    board, n, why = resolve(everything, table, control, limits)
     nodes += n
     if board is not None:
         board = align(board, cells)
@@ -169,13 +170,13 @@ def repair(cells: dict, tiles: str, everything: str, table: WordTable, control: 
 # -- stage 3: resolve -----------------------------------------------------------------
 
 
-def resolve(everything: str, table: WordTable, control: Control, seconds: float):
+def resolve(everything: str, table: WordTable, control: Control, limits: PeelLimits):
     """Every tile laid out afresh; (layout or None, nodes, why it stopped)."""
     from heuristics.bananagrams import solve
 
-    budget = Control(time_limit=min(seconds, _remaining(control)), stop=control.stop)
+    budget = Control(time_limit=min(limits.resolve_seconds, _remaining(control)), stop=control.stop)
     view = table.restrict(everything)
-    result = solve(BananaSpec(everything, tuple(view.words)), "free", budget, table=view)
+    result = solve(BananaSpec(everything, tuple(view.words)), "free", budget, table=view, max_nodes=limits.resolve_nodes)
     if not result.solutions:
         return None, result.stats["nodes"], result.stopped_by
     rows = result.solutions[0]

@@ -7,11 +7,14 @@ import xml.etree.ElementTree as ET
 
 from conftest import run_cli
 from cpmodel.boards import parse_layout
-from cpmodel.game import play
+from collections import Counter
+
+from cpmodel.control import Control
+from cpmodel.game import DUMP, PEEL, START, hardness, play
 from cpmodel.svg import layout_svg
 from cpmodel.validate import banana_problems
 from heuristics.bananagrams import WordTable
-from heuristics.peel import ATTACH, RESOLVE, align, moved_tiles, peel
+from heuristics.peel import ATTACH, REPAIR, RESOLVE, STUCK, PeelLimits, align, attach, moved_tiles, peel
 
 WORDS = ["cat", "cats", "at", "as", "ta", "act", "sat", "tas", "scat", "qi", "it", "is", "ti", "si",
          "tic", "tics", "ai", "ais", "sac", "tact", "ax", "xi", "ta", "to", "so", "os", "ox", "on", "no"]
@@ -32,6 +35,16 @@ def test_peel_falls_back_to_resolve_and_counts_moved_tiles():
     assert result.stage == RESOLVE and result.cells is not None
     assert banana_problems(result.cells, "acst", TABLE.word_set) == []
     assert result.moved == moved_tiles(cells, result.cells) == 1  # "cats", aligned: a and t stay, s moves
+
+
+def test_peel_repairs_by_taking_back_one_word():
+    cells = parse_layout("a..\nsac")  # "as" down, "sac" across; a second c hooks nowhere
+    assert attach(cells, "c", "aaccs", TABLE, Control(), 400)[0] is None  # stage 1 fails
+    result = peel(cells, "c", TABLE)
+    assert result.stage == REPAIR and result.cells is not None
+    assert banana_problems(result.cells, "aaccs", TABLE.word_set) == []
+    assert result.moved == moved_tiles(cells, result.cells) == 1  # only the a of "as" was taken back
+    assert sum(result.cells.get(cell) == letter for cell, letter in cells.items()) == 3
 
 
 def test_peel_several_tiles():
@@ -66,13 +79,42 @@ def test_game_steps_are_valid_and_consistent():
     assert game.finished  # seed 3 is a finishing game (measured)
 
 
+def step_layout_is_valid(step, word_set) -> bool:
+    """The step's grid holds exactly the tiles held minus the rack, and obeys the rules."""
+    placed = Counter(step.hand) - Counter(step.rack)
+    cells = parse_layout("\n".join(step.grid))
+    return banana_problems(cells, "".join(sorted(placed.elements())), word_set) == []
+
+
+def test_game_reaches_a_dump_and_goes_on():
+    """A small lexicon (300 words of each length) and node-only limits, so the
+    run is the same on any machine: seed 2 gets stuck at a peel, dumps the
+    rack's hardest letter for three tiles, and still finishes."""
+    from cpmodel.lexicon import load_default
+
+    table = WordTable.of_lexicon(load_default().words, top=300)
+    limits = PeelLimits(repair_seconds=600, resolve_seconds=600, resolve_nodes=2000)
+    game = play(table, seed=2, limits=limits)
+    actions = [s.action for s in game.steps]
+    assert DUMP in actions and game.finished
+    at = actions.index(DUMP)
+    stuck, dump = game.steps[at - 1], game.steps[at]
+    assert stuck.action == PEEL and stuck.stage == STUCK and stuck.rack
+    difficulty = hardness(table)
+    assert dump.dumped == min(stuck.rack, key=lambda letter: (difficulty[letter], letter))
+    assert len(dump.drawn) == 3
+    assert Counter(dump.hand) == Counter(stuck.hand) - Counter(dump.dumped) + Counter(dump.drawn)
+    assert all(step_layout_is_valid(step, table.word_set) for step in game.steps)
+    assert moved_tiles(parse_layout("\n".join(stuck.grid)), parse_layout("\n".join(dump.grid))) == dump.moved
+
+
 def test_svg_is_well_formed():
     doc = layout_svg(parse_layout("cat\n..a"), {(1, 2): 4}, "t", "legend")
     root = ET.fromstring(doc)
     assert root.tag.endswith("svg") and doc.count("<rect") == 1 + 4
 
 
-def test_cli_peel_and_game_json(tmp_path, word_file):
+def test_cli_peel_json(tmp_path, word_file):
     words = word_file(WORDS)
     layout = tmp_path / "layout.txt"
     layout.write_text("cat\n")
@@ -85,9 +127,27 @@ def test_cli_peel_and_game_json(tmp_path, word_file):
     assert {"status", "grid", "moved", "stage", "seconds"} <= again.keys()
     bad = run_cli("banana", "s", "--peel", str(layout), "--dict", word_file(["dog"]))
     assert bad.returncode == 2 and "not a valid layout" in bad.stderr
+    ET.parse(tmp_path / "p.svg")
+
+
+GAME_KEYS = {"finished", "tiles_placed", "bag_left", "peels", "dumps", "moved_total", "steps"}  # README, "Game"
+STEP_KEYS = {"action", "drawn", "dumped", "hand", "rack", "grid", "moved", "stage", "seconds", "nodes"}
+
+
+def test_cli_game_json_has_the_documented_keys_and_valid_steps(tmp_path):
+    from cpmodel.lexicon import load_default
+
     game = run_cli("banana", "--game", "--seed", "3", "--json", "--svg", str(tmp_path / "g.svg"))
-    gdoc = json.loads(game.stdout)
-    assert game.returncode == 0 and isinstance(gdoc["finished"], bool)
-    assert {"action", "hand", "grid", "moved", "seconds"} <= gdoc["steps"][0].keys()
-    assert {s["action"] for s in gdoc["steps"]} <= {"start", "peel", "dump"}
+    doc = json.loads(game.stdout)
+    assert game.returncode == 0 and GAME_KEYS <= doc.keys() and doc["finished"] is True
+    assert doc["steps"][0]["action"] == START and len(doc["steps"][0]["hand"]) == 21
+    word_set = set(load_default().words)
+    for step in doc["steps"]:
+        assert STEP_KEYS <= step.keys() and step["action"] in {START, PEEL, DUMP}
+        assert isinstance(step["moved"], int) and step["seconds"] >= 0
+        placed = Counter(step["hand"]) - Counter(step["rack"])
+        assert banana_problems(parse_layout("\n".join(step["grid"])), "".join(placed.elements()), word_set) == []
+    assert doc["tiles_placed"] == 144 and doc["bag_left"] == 0
+    assert doc["peels"] == sum(s["action"] == PEEL for s in doc["steps"])
+    assert doc["moved_total"] == sum(s["moved"] for s in doc["steps"])
     ET.parse(tmp_path / "g.svg")
