@@ -9,6 +9,8 @@
    by the game.
 2. full bag: seeds 0..B-1, the backtracker's solve and the whole process
    (`python -m cpmodel banana --draw 144 --seed S --json`, timed from outside).
+   Drawing 144 tiles takes the whole bag, so every seed holds the same hand:
+   the runs are repeats that show the timing's spread, not different hands.
 3. compact: seeds 0..K-1, 21-tile hands: bounding-box area after --compact
    over the default layout's, seconds per hand, how many proven smallest.
 

@@ -1,6 +1,6 @@
 """Benchmark: how many random Bananagrams hands can be laid out at all.
 
-    python benchmarks/banana_solvable.py [--quick] [--hands 100] [--nodes 50000] [--cpsat-limit 60]
+    python benchmarks/banana_solvable.py [--quick] [--hands 200] [--nodes 50000] [--cpsat-limit 60]
 
 Hands of 11, 15, 21, 40, 60 and 144 tiles are drawn from the 144-tile bag
 with seeds 0..H-1 (144 tiles is the whole bag: one hand, whatever the seed),
@@ -110,16 +110,16 @@ def show(rows: list[dict], doc: dict) -> Table:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--hands", type=int, default=100, help="hands per size (seeds 0..H-1; 144 tiles is one hand)")
+    parser.add_argument("--hands", type=int, default=200, help="hands per size (seeds 0..H-1; 144 tiles is one hand)")
     parser.add_argument("--nodes", type=int, default=50_000, help="the backtracker's node budget per hand")
     parser.add_argument("--guard", type=float, default=120.0, help="the backtracker's wall-clock guard per hand, seconds")
     parser.add_argument("--cpsat-limit", type=float, default=60.0, help="CP-SAT's time limit per hand, seconds")
     parser.add_argument("--quick", action="store_true",
-                        help="about 2 minutes: 10 hands per size, 20,000 nodes, CP-SAT 10 s; writes results/banana_solvable.quick.json")
+                        help="about 2 minutes: 30 hands per size, 20,000 nodes, CP-SAT 10 s; writes results/banana_solvable.quick.json")
     parser.add_argument("--out", default=None, help="JSON results (default: results/banana_solvable.json)")
     args = parser.parse_args()
     if args.quick:
-        args.hands, args.nodes, args.cpsat_limit = 10, 20_000, 10.0
+        args.hands, args.nodes, args.cpsat_limit = 30, 20_000, 10.0
     out = Path(args.out or Path(__file__).parent / "results" / f"banana_solvable{'.quick' if args.quick else ''}.json")
     console = Console(width=160)
     started = time.perf_counter()
