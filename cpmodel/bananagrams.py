@@ -33,13 +33,17 @@ The flows are not determined by the letters (many flows witness one
 connected layout), so this model is solved for one layout or an optimum,
 never enumerated.
 
-Box strategy: ``solve`` tries compact boxes first and grows them; an
-infeasible box is proven for that box only. ``none`` is reported only when
-every box that could hold a connected layout (R ≤ C by transposition,
-R + C ≤ N + 1) was proven infeasible. ``--compact`` (``compact``) first lets
-the backtracker search boxes of growing area for a compact layout, then asks
-CP-SAT about every box of smaller area, smallest first: the area is proven
-smallest only when all of those are infeasible.
+Box strategy: ``solve`` tries three roomy compact boxes first (the smallest
+of area ≥ 2N, where layouts are found fast), then the largest boxes,
+R + C = N + 1. An infeasible box is proven for that box and every box inside
+it (a layout that fits the smaller box fits the larger one), so those are
+skipped. ``none`` is reported only when every box that could hold a connected
+layout (R ≤ C by transposition, R + C ≤ N + 1) was proven infeasible, itself
+or inside a larger one: the ⌈N/2⌉ largest boxes cover them all.
+``--compact`` (``compact``) first lets the backtracker search boxes of
+growing area for a compact layout, then asks CP-SAT about every box of
+smaller area, smallest first: the area is proven smallest only when all of
+those are infeasible.
 """
 
 from __future__ import annotations
@@ -205,11 +209,18 @@ def read_layout(solver, variables: BananaVars) -> dict:
     return cells
 
 
-def candidate_boxes(n: int) -> list[tuple[int, int]]:
+def candidate_boxes(n: int, roomy_first: int = 3) -> list[tuple[int, int]]:
     """Every box that can hold a connected layout of n tiles (R ≤ C, R·C ≥ n,
-    R + C ≤ n + 1), compact ones first: by area, then squareness."""
+    R + C ≤ n + 1), in the order ``solve`` tries them: the ``roomy_first``
+    smallest boxes of area ≥ 2n (where layouts are usually found), then the
+    largest boxes (R + C = n + 1: every other box fits inside one of them, so
+    once they are infeasible nothing is left to try), then the rest; each
+    group by area, then squareness."""
     boxes = [(r, c) for r in range(1, n + 1) for c in range(r, n + 1) if r * c >= n and r + c <= n + 1]
-    return sorted(boxes, key=lambda b: (b[0] * b[1] < 2 * n, b[0] * b[1], b[1] - b[0]))
+    by_area = sorted(boxes, key=lambda b: (b[0] * b[1], b[1] - b[0]))
+    roomy = [b for b in by_area if b[0] * b[1] >= 2 * n][:roomy_first]
+    largest = [b for b in by_area if b[0] + b[1] == n + 1 and b not in roomy]
+    return roomy + largest + [b for b in by_area if b not in roomy and b not in largest]
 
 
 def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "automaton", log: bool = False,
@@ -224,6 +235,10 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
         if reason:
             timed_out = True
             break
+        inside = next(((r, c) for r, c in proven_empty if rows <= r and cols <= c), None)
+        if inside is not None:  # a layout in this box would fit the larger, infeasible one
+            tried.append(f"{rows}x{cols}:inside {inside[0]}x{inside[1]}")
+            continue
         status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, params=params)
         tried.append(f"{rows}x{cols}:{solver.status_name(status)}")
         if cells is not None:

@@ -69,6 +69,22 @@ def test_no_layout_is_proven_none_by_cpsat_only():
     assert heuristic.status == "unknown" and not heuristic.complete
 
 
+def test_none_skips_boxes_inside_an_infeasible_one():
+    """'none' needs every candidate box settled: solved infeasible, or inside one that is."""
+    from conftest import brute_force_bananagrams
+
+    spec = small_spec("aaaaat", WORDS)
+    result = cpsat.solve(spec, Control(time_limit=60))
+    assert result.status == "none" and brute_force_bananagrams("aaaaat", WORDS) == set()
+    settled = dict(entry.split(":") for entry in result.stats["boxes"])
+    assert {f"{r}x{c}" for r, c in cpsat.candidate_boxes(6)} == settled.keys()
+    inside = {box: how.split()[1] for box, how in settled.items() if how.startswith("inside")}
+    assert inside and all(settled[big] == "INFEASIBLE" for big in inside.values())
+    for box, big in inside.items():
+        (r, c), (R, C) = (map(int, b.split("x")) for b in (box, big))
+        assert r <= R and c <= C
+
+
 def test_time_limit_is_unknown():
     spec = small_spec("aacstt", WORDS)
     control = Control()
