@@ -58,6 +58,7 @@ def verdict(hand: str, table, nodes: int, guard: float, cpsat_limit: float) -> d
     tried = backtrack.solve(spec, "free", Control(time_limit=guard), table=view, max_nodes=nodes)
     row = {"hand": hand, "words": len(view.words), "backtrack_nodes": tried.stats["nodes"],
            "backtrack_s": round(tried.seconds, 3), "backtrack_stopped_by": tried.stopped_by,
+           "backtrack_ran_dry": tried.stats["ran_dry"],
            "longest_first_only": longest_first_only(tried, spec, view, nodes, guard)}
     if tried.status == "found":
         return {**row, "verdict": LAID_OUT}

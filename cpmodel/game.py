@@ -151,9 +151,9 @@ def play(table: WordTable, seed: int, players: int = 1, control: Control | None 
         bag.insert(rng.randrange(len(bag) + 1), tile)  # mixed back into the bag
         dumps_in_a_row += 1
         ok = place(DUMP, draw(3), tile)
+    game.bag_left = len(bag)
     if control.stop_reason():
         game.stopped_by = control.stop_reason()
-    game.bag_left = len(bag)
-    if ok and game.stopped_by in (None, "limit"):
-        game.stopped_by = None
+    elif ok:
+        game.stopped_by = None  # a peel that got stuck earlier was overcome by a dump
     return game

@@ -383,7 +383,8 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
     if outcome == "found":
         check_banana(search.board, spec.hand, search.word_set)
         layouts = [tuple(_rows(search.board))]
-    stopped_by = None if outcome == "found" else (outcome or GAVE_UP)
+    # ran dry (None) or spent max_nodes ("limit"): either way the heuristic gave up
+    stopped_by = None if outcome == "found" else GAVE_UP if outcome in (None, "limit") else outcome
     return SolveResult(
         solver="backtrack",
         status=status_of(len(layouts), exhausted=False),  # a heuristic proves nothing
@@ -392,7 +393,8 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
         solutions=layouts,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        stats={"nodes": total, "profile": profile, "mode": mode, "order": search.order},
+        stats={"nodes": total, "profile": profile, "mode": mode, "order": search.order,
+               "ran_dry": outcome is None},
     )
 
 

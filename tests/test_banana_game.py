@@ -96,7 +96,7 @@ def test_game_reaches_a_dump_and_goes_on():
     limits = PeelLimits(repair_seconds=600, resolve_seconds=600, resolve_nodes=2000)
     game = play(table, seed=2, limits=limits)
     actions = [s.action for s in game.steps]
-    assert DUMP in actions and game.finished
+    assert DUMP in actions and game.finished and game.to_json()["stopped_by"] is None
     at = actions.index(DUMP)
     stuck, dump = game.steps[at - 1], game.steps[at]
     assert stuck.action == PEEL and stuck.stage == STUCK and stuck.rack
@@ -130,7 +130,8 @@ def test_cli_peel_json(tmp_path, word_file):
     ET.parse(tmp_path / "p.svg")
 
 
-GAME_KEYS = {"finished", "tiles_placed", "bag_left", "peels", "dumps", "moved_total", "steps"}  # README, "Game"
+GAME_KEYS = {"puzzle", "seed", "players", "dump_policy", "finished", "tiles_placed", "bag_left", "peels", "dumps",
+             "moved_total", "stopped_by", "seconds", "steps"}  # docs/json.md, banana --game
 STEP_KEYS = {"action", "drawn", "dumped", "hand", "rack", "grid", "moved", "stage", "seconds", "nodes"}
 
 

@@ -169,5 +169,5 @@ def test_both_orders_search_the_same_tree():
         visited.append(search.calls)
     assert visited[0] == visited[1] > backtrack.FIRST_BUDGET  # so solve() restarts before it runs dry
     result = backtrack.solve(spec, "free")
-    assert result.status == "unknown" and result.stopped_by == "exhausted"
+    assert result.status == "unknown" and result.stopped_by == "gave-up"
     assert result.stats["nodes"] == 2 * backtrack.FIRST_BUDGET + visited[0]
