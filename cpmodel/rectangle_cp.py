@@ -25,27 +25,38 @@ Options.
     symmetric   ℓ[i,j] = ℓ[j,i]                         (word squares)
     distinct    AllDifferent(id[s]),  id[s] = number of slot s's word in R ∪ C
                 (an Element on r[s])
-    best        minimise  W · max_s r[s] + Σ_s r[s],  W = (m+n)·|longest list| + 1
-                (Knuth's criterion), by branch and bound: every solution adds
-                "objective < its value" and the search goes on where it was.
+    best        Knuth's criterion (smallest largest rank, then smallest sum),
+                lexicographically and by restarts, see _solve_best: the tables
+                are cut to the words of rank ≤ r (probes r = 64, 96, …), then
+                every rectangle under the best's largest rank is enumerated,
+                restarting whenever that rank drops. build_model(best=True)
+                states the direct objective instead, for teaching and for
+                benchmarks/engines.py:  r[s] in every table and
+                minimise W · max_s r[s] + Σ_s r[s],  W = (m+n)·|longest list| + 1.
 
-Search (measured on 5×6, see docs/modelling.md, "the same model, three engines").
+Search (measured on 5×6 in benchmarks/engines.py; docs/modelling.md, "the same
+model, three engines").
     enumeration   branch on letters: the cell with the fewest letters left,
                   ties to the lowest largest letter (CHOOSE_MIN_SIZE_LOWEST_MAX),
                   smallest letter first. Each letter choice splits a table's
                   words by one position, like a step down a trie, so the tree
                   stays small (5×6 --top 3000: 77k branches, the 11 word
                   variables as decisions needed 617k).
-    first / best  branch on the word variables, most common word first
+    first         branch on the word variables, most common word first
                   (rank order): the slot with the fewest words left, its most
-                  familiar word. The first rectangle is made of common words,
-                  and with --best the bound from it cuts every rank above it.
+                  familiar word. The first rectangle is made of common words.
+    best          letters first-fail in every restart. A rank variable in a
+                  table costs a scan of its whole domain (the word list) at each
+                  propagation, and word branching walks 10× the tree, so the
+                  direct objective stalled (5×6, full lexicon: largest rank 2954
+                  after minutes, optimum 2730); cut tables keep the enumeration's
+                  speed and prove the optimum.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ortools.constraint_solver import pywrapcp
 
@@ -163,8 +174,8 @@ class StopPoll:
     call per node is cheap next to the table propagation, and the clock is read
     only every ``every`` calls."""
 
-    def __init__(self, solver: pywrapcp.Solver, control: Control, every: int = 256):
-        self.solver, self.control, self.every = solver, control, every
+    def __init__(self, solver: pywrapcp.Solver, control: Control, every: int = 256, offset: int = 0):
+        self.solver, self.control, self.every, self.offset = solver, control, every, offset
         self.calls = 0
         self.reason: str | None = None
         self.limit = solver.CustomLimit(self._check)
@@ -172,7 +183,7 @@ class StopPoll:
     def _check(self) -> bool:
         self.calls += 1
         if self.reason is None and self.calls % self.every == 0:
-            self.control.nodes = self.solver.Branches()
+            self.control.nodes = self.offset + self.solver.Branches()
             self.reason = self.control.stop_reason()
         return self.reason is not None
 
@@ -180,44 +191,143 @@ class StopPoll:
 def solve(spec: RectangleSpec, request: Request = Request(), control: Control | None = None) -> SolveResult:
     """Build and search; the status says honestly whether the search finished."""
     control = control or Control()
+    if request.best:
+        return _solve_best(spec, request, control)
     started = time.perf_counter()
-    first_only = request.limit == 1 and not request.best
-    solver, variables = build_model(spec, words=first_only, best=request.best)
-    by_rank = first_only or request.best
-    builder = decision_builder(solver, variables, by_rank)
-    poll = StopPoll(solver, control)
-    monitors = [poll.limit]
-    if request.best and variables.objective is not None:
-        monitors.append(solver.Minimize(variables.objective, 1))  # branch and bound
+    first_only = request.limit == 1
+    solver, variables = build_model(spec, words=first_only)
+    builder = decision_builder(solver, variables, by_rank=first_only)
+    sink, reached_limit = SolutionSink(request, control), False
 
-    sink, best, reached_limit = SolutionSink(request, control), None, False
-    solver.NewSearch(builder, monitors)
-    try:
-        while solver.NextSolution():
-            rows = tuple("".join(ALPHABET[v.Value()] for v in row) for row in variables.letter)
-            check_rectangle(spec, rows)
-            if request.best:  # each solution improves on the last: keep only the newest
-                best = rank_objective(spec, rows)
-                sink.solutions.clear()
-                sink.count = 0
-            if sink.record(rows):
-                reached_limit = True
-                break
-    finally:
-        branches, failures = solver.Branches(), solver.Failures()
-        solver.EndSearch()
+    def record(rows) -> bool:
+        nonlocal reached_limit
+        reached_limit = sink.record(rows)
+        return reached_limit
 
-    stopped_by = "limit" if reached_limit else poll.reason
+    stopped_by, branches, failures = _search(solver, variables, builder, spec, control, record)
+    if reached_limit:
+        stopped_by = "limit"
     exhausted = stopped_by is None  # the search tree was walked to its end
-    complete = exhausted or reached_limit
     return SolveResult(
         solver="cp",
         status=status_of(sink.count, exhausted),
-        complete=complete,
+        complete=exhausted or reached_limit,
         count=sink.count,
         solutions=sink.solutions,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
+        stats={"branches": branches, "failures": failures,
+               "search": "words by rank" if first_only else "letters first-fail"},
+    )
+
+
+def _search(solver, variables, builder, spec, control, visit, offset: int = 0) -> tuple[str | None, int, int]:
+    """Run one search, validate each rectangle and hand it to ``visit`` (True stops).
+
+    Returns (why it stopped: None when the tree was exhausted, "visit" when
+    ``visit`` asked, else the Control's reason; branches; failures)."""
+    poll = StopPoll(solver, control, offset=offset)
+    stopped_by = None
+    solver.NewSearch(builder, [poll.limit])
+    try:
+        while solver.NextSolution():
+            rows = tuple("".join(ALPHABET[v.Value()] for v in row) for row in variables.letter)
+            check_rectangle(spec, rows)
+            if visit(rows):
+                stopped_by = "visit"
+                break
+    finally:
+        branches, failures = solver.Branches(), solver.Failures()
+        solver.EndSearch()
+    return stopped_by or poll.reason, branches, failures
+
+
+# -- --best: restarts on the largest rank ----------------------------------------
+
+FIRST_PROBE = 64  # the first largest rank tried: small tables prove "none here" in milliseconds
+PROBE_GROWTH = 1.5  # each probe allows 1.5× the ranks of the one before
+
+
+def cut(spec: RectangleSpec, largest: int) -> RectangleSpec:
+    """The same puzzle with only the words of rank ≤ ``largest`` (a shorter --top)."""
+    return replace(spec, row_words=spec.row_words[:largest + 1], col_words=spec.col_words[:largest + 1])
+
+
+def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> SolveResult:
+    """Knuth's criterion, lexicographically: the smallest largest rank r*, then the smallest sum.
+
+    A word-rank variable in every table and a Minimize monitor state the
+    objective directly, but a rank variable's domain is the whole word list,
+    and the table revisits it at every propagation (5×6 full lexicon: stuck at
+    largest rank 2954 after minutes). Cutting the tables instead keeps the
+    search as fast as enumeration:
+
+    1. probes: is there a rectangle of words of rank ≤ r?  r = 64, 96, 144, …
+       (first solution only; a "no" costs little while the tables are small);
+    2. the first "yes" gives a rectangle with largest rank M. Enumerate every
+       rectangle of ranks ≤ M, keeping the best (largest, sum); when one has a
+       smaller largest rank, restart with the tables cut to it.
+    3. The enumeration that runs to its end saw every rectangle whose largest
+       rank is at most the best's, so the best is proven optimal.
+
+    ``request.bound`` (another shard's best) caps the tables at its largest
+    rank, and only strictly better rectangles are reported."""
+    started = time.perf_counter()
+    sink = SolutionSink(Request(limit=None, on_solution=request.on_solution), control)
+    to_beat = request.bound  # report only objectives strictly below this
+    longest = max(len(spec.row_words), len(spec.col_words)) - 1
+    ceiling = max(0, longest if to_beat is None else min(longest, to_beat[0]))
+    best: tuple[int, int] | None = None
+    effort = {"branches": 0, "failures": 0, "stages": []}  # stages: (largest rank allowed, branches, outcome)
+
+    def run(largest: int, first_only: bool, restart_below: int | None) -> str | None:
+        """One search over the tables cut to ``largest``; returns why it stopped (None: exhausted)."""
+        nonlocal best
+
+        def visit(rows) -> bool:
+            nonlocal best
+            value = rank_objective(spec, rows)
+            if (best is not None and value >= best) or (to_beat is not None and value >= to_beat):
+                return False
+            best = value
+            control.objective = value  # the progress line shows the best so far
+            sink.solutions.clear()
+            sink.count = 0
+            sink.record(rows)
+            return first_only or (restart_below is not None and value[0] < restart_below)
+
+        part = cut(spec, largest)
+        solver, variables = build_model(part)
+        builder = decision_builder(solver, variables, by_rank=False)
+        stopped_by, branches, failures = _search(solver, variables, builder, part, control, visit,
+                                                 offset=effort["branches"])
+        effort["branches"] += branches
+        effort["failures"] += failures
+        outcome = {None: "exhausted", "visit": "found" if first_only else "restart"}.get(stopped_by, stopped_by)
+        effort["stages"].append((largest, branches, outcome))
+        return stopped_by
+
+    # 1. probes with growing largest rank, until one finds a rectangle
+    largest, stopped_by = min(FIRST_PROBE, ceiling), None
+    while best is None:
+        stopped_by = run(largest, first_only=True, restart_below=None)
+        if stopped_by not in (None, "visit") or largest >= ceiling:
+            break
+        largest = min(ceiling, int(largest * PROBE_GROWTH) + 1)
+    # 2. enumerate under the best's largest rank; restart when it drops
+    while best is not None and stopped_by not in ("interrupt", "time-limit"):
+        stopped_by = run(best[0], first_only=False, restart_below=best[0])
+        if stopped_by is None:
+            break  # 3. exhausted: proven optimal
+    exhausted = stopped_by is None
+    return SolveResult(
+        solver="cp",
+        status=status_of(sink.count, exhausted),
+        complete=exhausted,
+        count=sink.count,
+        solutions=sink.solutions,
+        seconds=time.perf_counter() - started,
+        stopped_by=None if exhausted else stopped_by,
         objective=best,
-        stats={"branches": branches, "failures": failures, "search": "words by rank" if by_rank else "letters first-fail"},
+        stats={**effort, "search": "largest rank by restarts, letters first-fail"},
     )
