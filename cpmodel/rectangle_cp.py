@@ -89,15 +89,18 @@ def build_model(spec: RectangleSpec, words: bool = False, best: bool = False) ->
     words = words or best or spec.distinct
 
     # (1), (2) every row and every column is a word (with its rank, if asked)
+    tables: dict[int, list[list[int]]] = {}  # one tuple list per word list, shared by its slots
     for kind, index, cells, slot_words in _slots(spec, letter):
         if not slot_words:
             solver.Add(solver.FalseConstraint())  # no word of this length: infeasible
             continue
-        tuples = [_codes(w) for w in slot_words]
+        tuples = tables.get(id(slot_words))
+        if tuples is None:
+            tuples = tables[id(slot_words)] = _table(slot_words, with_rank=words)
         if words:
             rank = solver.IntVar(0, len(slot_words) - 1, f"r[{kind}{index}]")
             variables.word[(kind, index)] = rank
-            solver.Add(solver.AllowedAssignments(cells + [rank], [t + [r] for r, t in enumerate(tuples)]))
+            solver.Add(solver.AllowedAssignments(cells + [rank], tuples))
         else:
             solver.Add(solver.AllowedAssignments(cells, tuples))
 
@@ -114,9 +117,9 @@ def build_model(spec: RectangleSpec, words: bool = False, best: bool = False) ->
                 solver.Add(letter[i][j] == letter[j][i])
 
     # a shard: the first row (column) may take only the job's words
-    for line, words in ((letter[0], spec.first_row), ([letter[i][0] for i in range(m)], spec.first_col)):
-        if words is not None:
-            solver.Add(solver.AllowedAssignments(line, [_codes(w) for w in words]) if words else solver.FalseConstraint())
+    for line, allowed in ((letter[0], spec.first_row), ([letter[i][0] for i in range(m)], spec.first_col)):
+        if allowed is not None:
+            solver.Add(solver.AllowedAssignments(line, _table(allowed)) if allowed else solver.FalseConstraint())
 
     # no word twice: the slots' numbers in the shared vocabulary R ∪ C differ
     if spec.distinct and len(variables.word) == m + n:
@@ -140,8 +143,18 @@ def _slots(spec: RectangleSpec, letter):
         yield "col", j, [letter[i][j] for i in range(spec.m)], spec.col_words
 
 
+_CODE = {c: k for k, c in enumerate(ALPHABET)}
+
+
 def _codes(word: str) -> list[int]:
-    return [ALPHABET.index(c) for c in word]
+    return [_CODE[c] for c in word]
+
+
+def _table(words, with_rank: bool = False) -> list[list[int]]:
+    """The tuples of a word list: each word's letter codes (and its rank, its index)."""
+    if with_rank:
+        return [[_CODE[c] for c in w] + [r] for r, w in enumerate(words)]
+    return [[_CODE[c] for c in w] for w in words]
 
 
 def _add_rank_objective(solver: pywrapcp.Solver, spec: RectangleSpec, variables: CpRectangleVars) -> None:
@@ -262,8 +275,11 @@ def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> Solv
     largest rank 2954 after minutes). Cutting the tables instead keeps the
     search as fast as enumeration:
 
-    1. probes: is there a rectangle of words of rank ≤ r?  r = 64, 96, 144, …
-       (first solution only; a "no" costs little while the tables are small);
+    0. any rectangle (a first solution with every word): none proves none,
+       and the one found is shown if the search is stopped early;
+    1. probes: is there a rectangle of words of rank ≤ r?  r = 64, 97, 146, …
+       (first solution only; a "no" costs little while the tables are small),
+       while r is below the best's largest rank;
     2. the first "yes" gives a rectangle with largest rank M. Enumerate every
        rectangle of ranks ≤ M, keeping the best (largest, sum); when one has a
        smaller largest rank, restart with the tables cut to it.
@@ -307,13 +323,16 @@ def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> Solv
         effort["stages"].append((largest, branches, outcome))
         return stopped_by
 
-    # 1. probes with growing largest rank, until one finds a rectangle
-    largest, stopped_by = min(FIRST_PROBE, ceiling), None
-    while best is None:
-        stopped_by = run(largest, first_only=True, restart_below=None)
-        if stopped_by not in (None, "visit") or largest >= ceiling:
+    # 0. any rectangle at all: none proves none, and one is an answer to show early
+    stopped_by = run(ceiling, first_only=True, restart_below=None)
+    # 1. probes with growing largest rank, below the best so far, until one finds a rectangle
+    largest = FIRST_PROBE
+    while stopped_by == "visit" and largest < best[0]:
+        reason = run(largest, first_only=True, restart_below=None)
+        if reason is not None:
+            stopped_by = reason  # "visit": a better rectangle; else the clock or Ctrl-C
             break
-        largest = min(ceiling, int(largest * PROBE_GROWTH) + 1)
+        largest = int(largest * PROBE_GROWTH) + 1  # none that common: allow rarer words
     # 2. enumerate under the best's largest rank; restart when it drops
     while best is not None and stopped_by not in ("interrupt", "time-limit"):
         stopped_by = run(best[0], first_only=False, restart_below=best[0])
