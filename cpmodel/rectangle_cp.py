@@ -258,7 +258,9 @@ def _search(solver, variables, builder, spec, control, visit, offset: int = 0) -
 # -- --best: restarts on the largest rank ----------------------------------------
 
 FIRST_PROBE = 64  # the first largest rank tried: small tables prove "none here" in milliseconds
-PROBE_GROWTH = 1.5  # each probe allows 1.5× the ranks of the one before
+PROBE_GROWTH = 1.5  # each probe allows 1.5× the ranks of the one before; the last 1.5× below
+# the best so far is left to the enumeration, which finds the better rectangles there anyway
+# (5×6 --top 3000: 114k branches in all, against 145k when probing up to the best)
 
 
 def cut(spec: RectangleSpec, largest: int) -> RectangleSpec:
@@ -279,7 +281,7 @@ def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> Solv
        and the one found is shown if the search is stopped early;
     1. probes: is there a rectangle of words of rank ≤ r?  r = 64, 97, 146, …
        (first solution only; a "no" costs little while the tables are small),
-       while r is below the best's largest rank;
+       while 1.5·r is below the best's largest rank;
     2. the first "yes" gives a rectangle with largest rank M. Enumerate every
        rectangle of ranks ≤ M, keeping the best (largest, sum); when one has a
        smaller largest rank, restart with the tables cut to it.
@@ -325,9 +327,9 @@ def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> Solv
 
     # 0. any rectangle at all: none proves none, and one is an answer to show early
     stopped_by = run(ceiling, first_only=True, restart_below=None)
-    # 1. probes with growing largest rank, below the best so far, until one finds a rectangle
+    # 1. probes with growing largest rank, well below the best so far, until one finds a rectangle
     largest = FIRST_PROBE
-    while stopped_by == "visit" and largest < best[0]:
+    while stopped_by == "visit" and largest * PROBE_GROWTH < best[0]:
         reason = run(largest, first_only=True, restart_below=None)
         if reason is not None:
             stopped_by = reason  # "visit": a better rectangle; else the clock or Ctrl-C
