@@ -16,8 +16,8 @@ the same specs:
    * cp --best by its restarts against the direct objective
      (W·max rank + Σ rank in one branch and bound over word variables);
    * (not with --quick) cp enumerating 5×6 --top 3000 under other search
-     orders (domain split, column-major ties, row-major, word variables)
-     and with the lines as layered DAWG tables;
+     orders (domain split, column-major ties, row-major, word variables,
+     impact-based) and with the lines as layered DAWG tables;
 3. the issue's cp-enumeration targets as whole processes: ``python -m cpmodel
    rect 5x6 --top 3000 --all`` and ``--top 5000 --count`` with ``--jobs 1``,
    backtrack and cp alternating, ``--repeats`` times each.
@@ -233,6 +233,8 @@ def search_orders(lexicon, limit: float, progress) -> list[dict]:
             cells = [variables.letter[i][j] for j in range(spec.n) for i in range(spec.m)]
         if words:
             builder = rectangle_cp.decision_builder(solver, variables, by_rank=True)
+        elif choose == "impact":
+            builder = solver.DefaultPhase(cells)  # OR-Tools' impact-based search
         else:
             builder = solver.Phase(cells, getattr(solver, choose), getattr(solver, value))
         progress(f"5x6 --top 3000 --all · cp {method}")
@@ -245,6 +247,7 @@ def search_orders(lexicon, limit: float, progress) -> list[dict]:
                    order="cols")
     enumerate_with("letters in row-major order (a trie walk)", choose="CHOOSE_FIRST_UNBOUND", value="ASSIGN_MIN_VALUE")
     enumerate_with("word variables, fewest words first", words=True)
+    enumerate_with("letters, impact-based (DefaultPhase)", choose="impact")
     enumerate_with("letters first-fail, layered DAWG tables", choose="CHOOSE_MIN_SIZE_LOWEST_MAX",
                    value="ASSIGN_MIN_VALUE", encoding="dawg")
     return rows
