@@ -66,9 +66,10 @@ class Case:
     engines: tuple[str, ...] = ENGINES
 
 
-def rect_case(lexicon, m: int, n: int, top: int | None, mode: str, chosen=ENGINES) -> Case:
+def rect_case(lexicon, m: int, n: int, top: int | None, mode: str, chosen=ENGINES, distinct: bool = False) -> Case:
     name = f"{m}x{n}{f' --top {top}' if top else ''} {'first' if mode == 'first' else '--' + mode}"
-    return Case(name, "rect", rectangle_spec(m, n, lexicon, top=top), mode, chosen)
+    return Case(name + (" --distinct" if distinct else ""), "rect",
+                rectangle_spec(m, n, lexicon, top=top, distinct=distinct), mode, chosen)
 
 
 def suite(lexicon, quick: bool) -> list[Case]:
@@ -86,7 +87,7 @@ def suite(lexicon, quick: bool) -> list[Case]:
         rect_case(lexicon, 4, 4, 2000, "first"), rect_case(lexicon, 4, 4, 2000, "count", no_cpsat),
         rect_case(lexicon, 4, 4, 2000, "best"),
         rect_case(lexicon, 5, 6, 3000, "first"), rect_case(lexicon, 5, 6, 3000, "all", no_cpsat),
-        rect_case(lexicon, 5, 6, 3000, "best"),
+        rect_case(lexicon, 5, 6, 3000, "all", no_cpsat, distinct=True), rect_case(lexicon, 5, 6, 3000, "best"),
         rect_case(lexicon, 5, 6, 5000, "count", no_cpsat), rect_case(lexicon, 5, 6, 5000, "best", no_cpsat),
         rect_case(lexicon, 5, 6, None, "first"), rect_case(lexicon, 5, 6, None, "best"),
         *(Case(f"wordscapes ring --{mode}", "wordscapes", board, mode) for mode in ("first", "count", "best")),
