@@ -87,7 +87,7 @@ class Engine:
 _REGISTRY: dict[str, dict[str, Engine]] = {
     "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cp": Engine(_rect_cp, exact=True),
              "cpsat": Engine(_rect_cpsat, exact=True, small_shards=True)},
-    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True, best=False),
+    "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True),
                    "cpsat": Engine(_wordscapes_cpsat, exact=True, small_shards=True)},
     # the layout search is anchored and incomplete: it can find layouts, never prove there is none
     "banana": {"backtrack": Engine(_banana_backtrack, exact=False), "cpsat": Engine(_banana_cpsat, exact=True)},

@@ -224,35 +224,70 @@ def grid_words_table(board, words, show: int) -> Table:
     return table
 
 
+ENGINE_TITLES = {"backtrack": "backtrack", "cp": "cp", "cpsat": "CP-SAT"}
+
+
 def compare_table(rows, time_limit: float) -> Table:
-    """``compare``: one row per case, each solver's status, seconds and effort
-    stacked in one cell, so the table fits 80 columns."""
-    table = Table(title=f"backtracking vs CP-SAT (time limit {time_limit:g} s per solver and case)",
-                  box=box.SIMPLE_HEAVY, caption="cp/bt: CP-SAT's seconds over the backtracker's; "
-                  "> or < when one run was stopped by the time limit")
+    """``compare``: one row per case, each engine's status, seconds and effort
+    stacked in one cell, so that three engines fit 80 columns."""
+    engines = [name for name in ENGINE_TITLES if any(name in r.results or name in r.case.not_run for r in rows)]
+    reasons = list(dict.fromkeys(reason for r in rows for reason in r.case.not_run.values()))
+    table = Table(title=f"the exact engines side by side (time limit {time_limit:g} s per engine and case)",
+                  box=box.SIMPLE_HEAVY, caption=_compare_caption(reasons))
     table.add_column("case", overflow="fold")
-    table.add_column("agreement", no_wrap=True)
-    table.add_column("backtracking", justify="right", no_wrap=True)
-    table.add_column("CP-SAT", justify="right", no_wrap=True)
-    table.add_column("cp/bt", justify="right", no_wrap=True)
+    table.add_column("agreement")
+    for name in engines:  # the third line of each cell is the engine's effort, named in its header
+        effort = "nodes" if name == "backtrack" else "branches"
+        table.add_column(f"{ENGINE_TITLES[name]}\n{effort}", justify="right", no_wrap=True)
+    table.add_column("model\n/bt", justify="right", no_wrap=True)
     for r in rows:
-        table.add_row(Text(f"{r.puzzle}\n{r.case}"), r.agreement, _run_cell(r.backtrack, "nodes"),
-                      _run_cell(r.cpsat, "branches"), _ratio_cell(r.cpsat, r.backtrack))
+        cells = [_engine_cell(r, name, reasons) for name in engines]
+        table.add_row(Text(f"{r.puzzle}\n{r.case.label}"), r.agreement, *cells, _model_ratio_cell(r))
     return table
 
 
-def _run_cell(result: SolveResult, effort: str) -> Text:
-    return Text(f"{result.status} {result.count}\n{result.seconds:.3f} s\n{result.stats.get(effort, 0):,} {effort}")
+def _compare_caption(reasons: list[str]) -> str:
+    lines = ["model/bt: the fastest model engine (cp or CP-SAT) over the backtracker; "
+             "> or < when a run was stopped by the time limit"]
+    lines += [f"({k}) not run: {reason}" for k, reason in enumerate(reasons, 1)]
+    return "\n".join(lines)
 
 
-def _ratio_cell(cpsat: SolveResult, backtrack: SolveResult) -> str:
-    """cp/bt, or a bound when a run was cut short: the stopped one would have taken longer."""
-    ratio = cpsat.seconds / max(backtrack.seconds, 1e-6)
+def _engine_cell(row, name: str, reasons: list[str]) -> Text:
+    """status and count, seconds, effort; or why the engine sat the case out."""
+    if name in row.case.not_run:
+        return Text(f"not run ({reasons.index(row.case.not_run[name]) + 1})", style="dim")
+    if name not in row.results:
+        return Text("")
+    result = row.results[name]
+    effort = result.stats.get("nodes", result.stats.get("branches", 0))
+    return Text(f"{result.status} {result.count}\n{result.seconds:.3f} s\n{_compact(effort)}")
+
+
+def _compact(number: int) -> str:
+    """12,262,926 → 12.3M; 77,158 → 77.2k: effort counts that fit a narrow column."""
+    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if number >= size:
+            return f"{number / size:.1f}{unit}" if number < 100 * size else f"{number / size:.0f}{unit}"
+    return str(number)
+
+
+def _model_ratio_cell(row) -> str:
+    """The fastest model engine's seconds over the backtracker's, and which engine."""
+    model = row.fastest_model()
+    if model is None or "backtrack" not in row.results:
+        return ""
+    return f"{_ratio_cell(row.results[model], row.results['backtrack'])}\n{ENGINE_TITLES[model]}"
+
+
+def _ratio_cell(model: SolveResult, backtrack: SolveResult) -> str:
+    """model/bt, or a bound when a run was cut short: the stopped one would have taken longer."""
+    ratio = model.seconds / max(backtrack.seconds, 1e-6)
     shown = f"{ratio:.1f}×" if ratio < 10 else f"{ratio:.0f}×"
-    if finished(cpsat) and finished(backtrack):
+    if finished(model) and finished(backtrack):
         return shown
     if finished(backtrack):
         return f"> {shown}"
-    if finished(cpsat):
+    if finished(model):
         return f"< {shown}"
     return "?"

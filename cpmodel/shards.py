@@ -82,7 +82,10 @@ def restrict(job: Job, group: tuple[str, ...]) -> Job:
         return replace(job, spec=replace(spec, first_row=group))
     slot = split_slot(spec)
     candidates = spec.candidates[:slot] + (group,) + spec.candidates[slot + 1:]
-    return replace(job, spec=replace(spec, candidates=candidates))
+    rank_of = dict(zip(spec.candidates[slot], spec.ranks[slot])) if spec.ranks else {}
+    ranks = spec.ranks[:slot] + (tuple(rank_of[w] for w in group),) + spec.ranks[slot + 1:] if spec.ranks else ()
+    # ranks[k] stays aligned with candidates[k]: --best reads a word's rank from them
+    return replace(job, spec=replace(spec, candidates=candidates, ranks=ranks))
 
 
 def with_bound(job: Job, bound: tuple[int, int] | None, time_limit: float | None) -> Job:

@@ -10,13 +10,40 @@ from __future__ import annotations
 from cpmodel.specs import RectangleSpec
 
 
+_KEPT = 8  # word lists whose set and rank map stay built
+_sets: dict[int, tuple[tuple[str, ...], frozenset]] = {}
+_ranks: dict[int, tuple[tuple[str, ...], dict]] = {}
+
+
+def word_set(words: tuple[str, ...]) -> frozenset:
+    """The list as a set, built once per list object: an enumeration validates
+    every solution against the same lists (building the sets of the full 5×6
+    lexicon took ~1 ms per solution). The entry holds the list, so its id stays its own."""
+    entry = _sets.get(id(words))
+    if entry is None or entry[0] is not words:
+        if len(_sets) >= _KEPT:
+            _sets.clear()
+        entry = _sets[id(words)] = (words, frozenset(words))
+    return entry[1]
+
+
+def word_ranks(words: tuple[str, ...]) -> dict[str, int]:
+    """word → its index in the list (its rank), built once per list object, as word_set."""
+    entry = _ranks.get(id(words))
+    if entry is None or entry[0] is not words:
+        if len(_ranks) >= _KEPT:
+            _ranks.clear()
+        entry = _ranks[id(words)] = (words, {w: r for r, w in enumerate(words)})
+    return entry[1]
+
+
 def rectangle_problems(spec: RectangleSpec, rows: tuple[str, ...] | list[str]) -> list[str]:
     """Every rule the rectangle breaks, as readable strings (empty = valid)."""
     if len(rows) != spec.m or any(len(r) != spec.n for r in rows):
         return [f"shape is not {spec.m} rows of {spec.n} letters: {list(rows)}"]
     problems = []
     columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
-    row_set, col_set = set(spec.row_words), set(spec.col_words)
+    row_set, col_set = word_set(spec.row_words), word_set(spec.col_words)
     problems += [f"row {i + 1} {w!r} is not an allowed word" for i, w in enumerate(rows) if w not in row_set]
     problems += [f"column {j + 1} {w!r} is not an allowed word" for j, w in enumerate(columns) if w not in col_set]
     if spec.first_row is not None and rows[0] not in spec.first_row:
@@ -49,8 +76,7 @@ def check_rectangle(spec: RectangleSpec, rows) -> None:
 def rank_objective(spec: RectangleSpec, rows) -> tuple[int, int]:
     """Knuth's commonness criterion: (largest word rank, sum of word ranks),
     where a word's rank is its index in its own slot list."""
-    row_rank = {w: r for r, w in enumerate(spec.row_words)}
-    col_rank = {w: r for r, w in enumerate(spec.col_words)}
+    row_rank, col_rank = word_ranks(spec.row_words), word_ranks(spec.col_words)
     columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
     ranks = [row_rank[w] for w in rows] + [col_rank[w] for w in columns]
     return max(ranks), sum(ranks)

@@ -61,7 +61,7 @@ def build_model(spec: WordscapesSpec, best: bool = False):
     wheel = sorted({ALPHABET.index(c) for c in spec.wheel})
     for cell in spec.lone_cells:  # (3) a cell in no slot still takes a wheel letter
         model.add_allowed_assignments([letters[cell]], [[c] for c in wheel])
-    if best and word_ids:
+    if best and word_ids and vocabulary:  # no candidate at all: the empty tables are infeasible already
         _add_rank_objective(model, spec, vocabulary, word_ids)
     return model, letters
 

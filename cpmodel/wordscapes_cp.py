@@ -5,7 +5,8 @@ The same formulation as cpmodel/wordscapes.py, for ``ortools.constraint_solver``
 Variables.
     ℓ[p] ∈ 0..25            the letter of open cell p (fixed where pre-filled)
     w[s] ∈ 0..|V|-1          the number of slot s's word in the vocabulary V,
-                             the union of all slots' candidates, in rank order
+                             the union of all slots' candidates, numbered in
+                             rank order (most common first, ties by spelling)
 
 Constraints.
     (1) (ℓ[p_1], …, ℓ[p_k], w[s]) ∈ {(word, number(word)) : word ∈ W_s}
@@ -14,6 +15,14 @@ Constraints.
     (3) ℓ[p] ∈ wheel letters for an open cell in no slot
 
 w[s] is a function of the letters, so every fill is enumerated once.
+
+Objective (``--best``, the most familiar fill), as in the CP-SAT model:
+    ρ[s] = rank(w[s])          (an Element; V is in rank order, so ρ grows with w)
+    minimise W · max_s ρ[s] + Σ_s ρ[s],   W = (number of slots) · (largest rank) + 1
+by branch and bound: each fill found adds "objective < its value" and the
+search goes on where it was. Boards are small (a slot has at most a few
+hundred candidates), so unlike rectangles (rectangle_cp.py) the rank
+variables cost little and one search proves the optimum.
 
 Search: the slot with the fewest words left, its most common word first
 (word-level branching, as the backtracker does), then any lone cells.
@@ -33,8 +42,10 @@ from cpmodel.specs import WordscapesSpec
 from cpmodel.validate import check_wordscapes
 
 
-def build_model(spec: WordscapesSpec):
-    """(solver, letters, word_ids): letters maps each open cell to its variable."""
+def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int] | None = None):
+    """(solver, letters, word_ids, objective): letters maps each open cell to its
+    variable; ``objective`` is None unless ``best`` (then only values below
+    ``bound``, if given, are allowed)."""
     params = pywrapcp.Solver.DefaultSolverParameters()
     params.store_names = False
     solver = pywrapcp.Solver("wordscapes", params)
@@ -42,7 +53,8 @@ def build_model(spec: WordscapesSpec):
     for cell, fixed in spec.board.cells.items():
         if fixed:
             solver.Add(letters[cell] == ALPHABET.index(fixed))  # pre-filled letter
-    vocabulary = list(dict.fromkeys(w for words in spec.candidates for w in words))
+    rank_of = word_ranks(spec)
+    vocabulary = sorted({w for words in spec.candidates for w in words}, key=lambda w: (rank_of[w], w))
     number = {w: k for k, w in enumerate(vocabulary)}
     word_ids = []
     for k, (slot, words) in enumerate(zip(spec.slots, spec.candidates)):
@@ -59,29 +71,56 @@ def build_model(spec: WordscapesSpec):
     wheel = sorted({ALPHABET.index(c) for c in spec.wheel})
     for cell in spec.lone_cells:  # (3) a cell in no slot still takes a wheel letter
         solver.Add(solver.MemberCt(letters[cell], wheel))
-    return solver, letters, word_ids
+    objective = None
+    if best and word_ids and len(word_ids) == len(spec.slots):
+        objective = _add_rank_objective(solver, [rank_of[w] for w in vocabulary], word_ids, bound)
+    return solver, letters, word_ids, objective
+
+
+def word_ranks(spec: WordscapesSpec) -> dict[str, int]:
+    """Each candidate's rank among the lexicon's words of its length (0 = most common)."""
+    return {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+
+
+def _add_rank_objective(solver: pywrapcp.Solver, rank_table: list[int], word_ids, bound) -> pywrapcp.IntVar:
+    """objective = W · (largest rank) + (sum of ranks), below ``bound`` if given."""
+    ranks = [solver.Element(rank_table, word_id).Var() for word_id in word_ids]  # ρ[s] = rank(w[s])
+    largest = solver.Max(ranks).Var()
+    weight = len(ranks) * max(rank_table) + 1
+    objective = (largest * weight + solver.Sum(ranks)).Var()
+    if bound is not None:  # another shard already has (B, S): only better fills count
+        solver.Add(objective < weight * bound[0] + bound[1])
+    return objective
 
 
 def solve(spec: WordscapesSpec, request: Request = Request(), control: Control | None = None) -> SolveResult:
     control = control or Control()
     started = time.perf_counter()
-    solver, letters, word_ids = build_model(spec)
+    solver, letters, word_ids, objective = build_model(spec, best=request.best, bound=request.bound)
     by_word = solver.Phase(word_ids, solver.CHOOSE_MIN_SIZE_LOWEST_MIN, solver.ASSIGN_MIN_VALUE)
     rest = solver.Phase(list(letters.values()), solver.CHOOSE_FIRST_UNBOUND, solver.ASSIGN_MIN_VALUE)
     poll = StopPoll(solver, control)
-    sink, reached_limit = SolutionSink(request, control), False
-    solver.NewSearch(solver.Compose([by_word, rest]), [poll.limit])
+    monitors = [poll.limit]
+    if objective is not None:
+        monitors.append(solver.Minimize(objective, 1))  # branch and bound
+    sink, reached_limit, best = SolutionSink(request, control), False, None
+    solver.NewSearch(solver.Compose([by_word, rest]), monitors)
     try:
         while solver.NextSolution():
             rows = spec.render({cell: ALPHABET[v.Value()] for cell, v in letters.items()})
             check_wordscapes(spec, rows)
-            if sink.record(rows):
+            if request.best:  # each fill improves on the last (the objective is exact): keep the newest
+                best = control.objective = spec.fill_objective(rows)
+                sink.solutions.clear()
+                sink.count = 0
+            if sink.record(rows) and not request.best:
                 reached_limit = True
                 break
     finally:
-        branches = solver.Branches()
+        branches, failures = solver.Branches(), solver.Failures()
         solver.EndSearch()
     stopped_by = "limit" if reached_limit else poll.reason
     exhausted = stopped_by is None
     return SolveResult("cp", status_of(sink.count, exhausted), exhausted or reached_limit, sink.count, sink.solutions,
-                       time.perf_counter() - started, stopped_by, stats={"branches": branches})
+                       time.perf_counter() - started, stopped_by, objective=best,
+                       stats={"branches": branches, "failures": failures})

@@ -20,7 +20,9 @@ from hypothesis import strategies as st
 from conftest import brute_force_bananagrams, brute_force_rectangles, brute_force_wordscapes
 from cpmodel import bananagrams as banana_cpsat
 from cpmodel import rectangle as rect_cpsat
+from cpmodel import rectangle_cp as rect_cp
 from cpmodel import wordscapes as scapes_cpsat
+from cpmodel import wordscapes_cp as scapes_cp
 from cpmodel.boards import parse_crossword, parse_layout
 from cpmodel.cli import build_parser
 from cpmodel.control import Control, Request
@@ -75,6 +77,7 @@ def test_rectangles_every_engine_matches_brute_force(spec, encoding, limit):
         ("backtrack-rows", lambda request: rect_backtrack.solve(spec, request, orientation="rows")),
         ("backtrack-cols", lambda request: rect_backtrack.solve(spec, request, orientation="cols")),
         (f"cpsat-{encoding}", lambda request: rect_cpsat.solve(spec, request, encoding=encoding)),
+        ("cp", lambda request: rect_cp.solve(spec, request)),
     ]
     optimum = min((rank_objective(spec, rows) for rows in expected), default=None)
     for name, solve in engines:
@@ -114,7 +117,8 @@ def test_wordscapes_engines_agree_and_match_brute_force(spec):
     expected = brute_force_wordscapes(spec)
     event("fills exist" if expected else "proven none")
     event(f"{len(spec.lone_cells)} lone cells")
-    for engine in (scapes_backtrack, scapes_cpsat):
+    optimum = min((spec.fill_objective(rows) for rows in expected), default=None)
+    for engine in (scapes_backtrack, scapes_cpsat, scapes_cp):
         every = engine.solve(spec, ALL)
         assert set(every.solutions) == expected and every.count == len(expected), engine.__name__
         assert every.complete and every.status == ("found" if expected else "none"), engine.__name__
@@ -122,6 +126,9 @@ def test_wordscapes_engines_agree_and_match_brute_force(spec):
         assert engine.solve(spec, COUNT).count == len(expected), engine.__name__
         first = engine.solve(spec)
         assert first.count == min(1, len(expected)) and set(first.solutions) <= expected, engine.__name__
+        best = engine.solve(spec, BEST)
+        assert best.complete and best.objective == optimum, engine.__name__
+        assert best.solutions == [] if optimum is None else spec.fill_objective(best.solutions[0]) == optimum, engine.__name__
 
 
 # -- Bananagrams -----------------------------------------------------------------------

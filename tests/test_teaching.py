@@ -36,10 +36,17 @@ def test_compare_suite_agrees_or_says_undecided(word_file):
     proc = run_cli("compare", "--dict", path, "--time-limit", "2", "--json", timeout=300)
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0
-    assert len(doc["rows"]) == 13
-    assert {r["agreement"] for r in doc["rows"]} <= {"identical sets", "same count", "both valid", "undecided"}
+    assert len(doc["rows"]) == 12
+    assert {r["agreement"] for r in doc["rows"]} <= {"identical sets", "same count", "same optimum", "both valid",
+                                                     "undecided"}
     rect_3x3 = doc["rows"][0]
-    assert rect_3x3["agreement"] == "identical sets" and rect_3x3["backtrack"]["count"] == rect_3x3["cpsat"]["count"]
+    assert rect_3x3["agreement"] == "identical sets" and rect_3x3["engines"] == ["backtrack", "cp", "cpsat"]
+    assert rect_3x3["backtrack"]["count"] == rect_3x3["cp"]["count"] == rect_3x3["cpsat"]["count"]
+    assert rect_3x3["fastest_model"] in ("cp", "cpsat") and rect_3x3["model_over_backtrack"] > 0
+    # an engine that cannot decide a case sits it out, and the row says why
+    big = next(r for r in doc["rows"] if r["case"] == "5x6 --top 3000 --all")
+    assert big["engines"] == ["backtrack", "cp"] and "enumerate" in big["not_run"]["cpsat"]
+    assert all(r["agreement"] != "undecided" for r in doc["rows"] if r["puzzle"] == "rect")
 
 
 def test_compare_plot_writes_a_png(word_file, tmp_path):

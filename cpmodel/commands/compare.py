@@ -1,4 +1,4 @@
-"""``compare``: the seeded suite on both solvers, in one table."""
+"""``compare``: the seeded suite on every exact engine, in one table."""
 
 from __future__ import annotations
 
