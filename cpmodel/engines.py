@@ -32,13 +32,13 @@ def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle import solve
 
     return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False),
-                 params=job.option("params", ()))
+                 params=job.option("params", ()), order=job.option("order", "letters"))
 
 
 def _rect_cp(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle_cp import solve
 
-    return solve(job.spec, request, control)
+    return solve(job.spec, request, control, order=job.option("order"))
 
 
 def _wordscapes_backtrack(job: Job, control: Control, request) -> SolveResult:

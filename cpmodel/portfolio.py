@@ -15,14 +15,24 @@ Which engines race (:func:`portfolio_plan`). One process per core, engines
 in the registry's order of preference, because two CPU-bound searches on one
 core each run at half speed: a third engine on 2 cores slows the two that
 usually win (measured in benchmarks/front_door.py). Bananagrams always gets
-its prover (CP-SAT) beside the backtracker, whatever the cores. For
-``--best`` with an engine that reads a shared bound (the rectangle
-backtracker), the cores go to that one engine instead: its search is cut
-into *stripes* (the first row's words k, k+S, k+2S, …, as in
+its prover (CP-SAT) beside the backtracker, whatever the cores. The first
+engine, the favourite, starts at once; the others get ``HEAD_START``
+seconds later, or at once when the favourite ends without an answer (the
+Bananagrams backtracker running dry). The favourite answers most runs in a
+fraction of that (a 5×6 first rectangle, a 21-tile layout), and then the
+others never load ortools nor take CPU from it: on a busy machine Linux
+shares the CPU between sessions, not processes, so a second engine slows
+the first even with a core to spare.
+
+For ``--best`` with an engine that reads a shared bound (the rectangle
+backtracker), the idle cores go to that one engine instead: its search is
+cut into *stripes* (the first row's words k, k+S, k+2S, …, as in
 cpmodel.shards), one process each, and every stripe cuts its tree with the
 best rectangle any stripe has found (:class:`SharedIncumbent`). A team of
 stripes answers when all of them have finished; their results merge as
-shards do.
+shards do. On a machine busy with other work, one stripe: the split costs
+more CPU in all (each stripe builds its tables and probes; measured +30%)
+and gains nothing when the session gets one core's share.
 
 How it runs.
 * Children are forked after the spec is built, so none reloads the lexicon
@@ -56,7 +66,7 @@ from dataclasses import dataclass, field, replace
 from cpmodel import engines as registry
 from cpmodel.control import Control
 from cpmodel.jobs import Job
-from cpmodel.result import FOUND, SolveResult
+from cpmodel.result import FOUND, UNKNOWN, SolveResult
 
 GRACE = 2.0  # seconds a stopped child gets to send back its partial result
 _POLL = 0.05
@@ -66,13 +76,18 @@ _LOCK_WAIT = 0.2  # seconds to wait for the incumbent's lock (see SharedIncumben
 
 @dataclass(frozen=True)
 class Entrant:
-    """One engine in a race, run as ``stripes`` processes that split its search."""
+    """One engine in a race, run as ``stripes`` processes that split its search,
+    starting ``delay`` seconds after the race (or when the others give up)."""
 
     engine: str
     stripes: int = 1
+    delay: float = 0.0
 
     def __str__(self) -> str:
         return self.engine if self.stripes == 1 else f"{self.engine}×{self.stripes}"
+
+
+HEAD_START = 1.0  # seconds the favourite runs alone (see the module docstring)
 
 
 def available_cores() -> int:
@@ -83,16 +98,27 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def portfolio_plan(puzzle: str, best: bool = False, cores: int | None = None) -> list[Entrant]:
-    """What ``--solver auto`` races on ``cores`` cores; see the module docstring."""
-    cores = max(1, cores or available_cores())
+def idle_cores() -> int:
+    """The cores other work leaves free (the 1-minute load average, ours excluded), at least 1."""
+    cores = available_cores()
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:
+        return cores
+    return max(1, min(cores, round(cores - busy + 0.5)))
+
+
+def portfolio_plan(puzzle: str, best: bool = False, cores: int | None = None,
+                   head_start: float = HEAD_START) -> list[Entrant]:
+    """What ``--solver auto`` races on ``cores`` cores (default: this machine's,
+    and for stripes the idle ones); see the module docstring."""
     names = registry.engines_for(puzzle, best)
     if best and registry.shares_bound(puzzle, names[0]):
-        return [Entrant(names[0], cores)]
-    chosen = names[:cores]
+        return [Entrant(names[0], max(1, cores or idle_cores()))]
+    chosen = names[:max(1, cores or available_cores())]
     if not any(registry.is_exact(puzzle, name) for name in chosen):
         chosen.append(next(name for name in names if registry.is_exact(puzzle, name)))
-    return [Entrant(name) for name in chosen]
+    return [Entrant(name, delay=0.0 if k == 0 else head_start) for k, name in enumerate(chosen)]
 
 
 def portfolio_engines(puzzle: str, cores: int | None = None, best: bool = False) -> list[str]:
@@ -258,6 +284,7 @@ class Race:
         context = multiprocessing.get_context("fork")
         self.messages = context.Queue()
         self.stop = StopFlag(context)
+        self.go = StopFlag(context)  # the entrants with a head start to give may start now
         self.incumbent = SharedIncumbent(context) if self.job.request.best else None
         for team, entrant in enumerate(self.plan):
             for stripe, stripe_job in enumerate(_stripes(self.job.with_engine(entrant.engine), entrant.stripes)):
@@ -268,8 +295,9 @@ class Race:
         blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # no Ctrl-C between fork and SIG_IGN
         try:
             for index, member in enumerate(self.members):
+                start = _Start(self.plan[member.team].delay, self.go, parent, stream)
                 member.process = context.Process(
-                    target=_child_main, args=(member.job, index, self.messages, self.stop, self.incumbent, parent, stream),
+                    target=_child_main, args=(member.job, index, self.messages, self.stop, self.incumbent, start),
                     daemon=True)
                 member.process.start()
         finally:
@@ -317,8 +345,11 @@ class Race:
                     team = self._team_result(member.team)
                     if team is not None and not self.wait_for_all and conclusive(self.job, team):
                         winner = team
+                    elif team is not None:
+                        self.go.set()  # an entrant ended without the answer: the others start now
                 else:
                     member.error = payload
+                    self.go.set()
         finally:
             self.close()
         results = [r for r in (self._team_result(team, partial=True) for team in range(len(self.plan))) if r]
@@ -460,22 +491,48 @@ class _Forwarder:
 # -- the child's side -----------------------------------------------------------------
 
 
-def _child_main(job: Job, index: int, messages, stop, incumbent, parent: int, stream: bool) -> None:
+@dataclass(frozen=True)
+class _Start:
+    """How a child starts: after ``delay`` seconds or when ``go`` is set; who its parent is;
+    whether it streams its solutions."""
+
+    delay: float
+    go: StopFlag
+    parent: int
+    stream: bool
+
+
+def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) -> None:
     """Run one engine and send back its solutions and result (never raises)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which stops us
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() ends us at once
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    _die_with_parent(parent)
+    _die_with_parent(start.parent)
+    waited = _head_start(start, stop)
     control = job.new_control(stop=stop)
     control.incumbent = incumbent
-    on_solution = (lambda rows: messages.put(("solution", index, rows))) if stream else None
+    if job.time_limit is not None:
+        control.time_limit = max(job.time_limit - waited, 0.001)  # the race's clock, not ours
+    on_solution = (lambda rows: messages.put(("solution", index, rows))) if start.stream else None
     try:
-        result = registry.run(job, control, on_solution)
+        if stop.is_set():  # the race ended before our turn
+            result = SolveResult(job.engine, UNKNOWN, False, 0, stopped_by="interrupt")
+        else:
+            result = registry.run(job, control, on_solution)
         messages.put(("result", index, result))
     except BaseException as exc:  # reported to the parent, which decides
         messages.put(("error", index, f"{type(exc).__name__}: {exc}"))
     messages.close()
     messages.join_thread()
+
+
+def _head_start(start: _Start, stop: StopFlag) -> float:
+    """Wait out the favourite's head start (or until ``go`` or ``stop``); the seconds waited."""
+    began = time.monotonic()
+    deadline = began + start.delay
+    while start.delay > 0 and time.monotonic() < deadline and not (start.go.is_set() or stop.is_set()):
+        time.sleep(0.01)
+    return time.monotonic() - began
 
 
 def _die_with_parent(parent: int) -> None:

@@ -177,13 +177,16 @@ class StopPoll:
         return self.reason is not None
 
 
-def solve(spec: RectangleSpec, request: Request = Request(), control: Control | None = None) -> SolveResult:
-    """Build and search; the status says honestly whether the search finished."""
+def solve(spec: RectangleSpec, request: Request = Request(), control: Control | None = None,
+          order: str | None = None) -> SolveResult:
+    """Build and search; the status says honestly whether the search finished.
+    ``order`` ("rank" or "letters") overrides the search order chosen by the mode
+    (words by rank for a first solution and --best, letters otherwise)."""
     control = control or Control()
     started = time.perf_counter()
     first_only = request.limit == 1 and not request.best
-    solver, variables = build_model(spec, words=first_only, best=request.best)
-    by_rank = first_only or request.best
+    by_rank = request.best or (first_only if order is None else order == "rank")
+    solver, variables = build_model(spec, words=by_rank, best=request.best)
     builder = decision_builder(solver, variables, by_rank)
     poll = StopPoll(solver, control)
     monitors = [poll.limit]

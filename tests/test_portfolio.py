@@ -18,7 +18,7 @@ from cpmodel import engines
 from cpmodel.control import Control, Request
 from cpmodel.jobs import Job
 from cpmodel.lexicon import Lexicon
-from cpmodel.portfolio import Entrant, SharedIncumbent, gather, portfolio_plan, race
+from cpmodel.portfolio import HEAD_START, Entrant, SharedIncumbent, gather, portfolio_plan, race
 from cpmodel.result import FOUND, NONE, UNKNOWN
 from cpmodel.specs import BananaSpec, rectangle_spec
 from cpmodel.validate import check_rectangle
@@ -104,11 +104,21 @@ def test_heuristic_unknown_is_never_none():
 
 
 def test_plan_fits_the_cores():
-    assert portfolio_plan("rect", cores=2) == [Entrant("backtrack"), Entrant("cp")]
+    assert portfolio_plan("rect", cores=2) == [Entrant("backtrack"), Entrant("cp", delay=HEAD_START)]
     assert portfolio_plan("rect", cores=1) == [Entrant("backtrack")]
     assert portfolio_plan("rect", best=True, cores=2) == [Entrant("backtrack", 2)]
     assert [e.engine for e in portfolio_plan("banana", cores=1)] == ["backtrack", "cpsat"]  # the prover always runs
     assert [e.engine for e in portfolio_plan("wordscapes", best=True, cores=4)] == ["backtrack", "cpsat"]
+
+
+def test_a_favourite_that_gives_up_starts_the_others_at_once():
+    """The backtracker runs dry on qqq at once; CP-SAT, given a head start of a minute
+    to wait, starts when it does and proves none long before that minute."""
+    spec = BananaSpec("qqq", ("at", "ta", "cat"))
+    plan = portfolio_plan("banana", cores=2, head_start=60.0)
+    started = time.monotonic()
+    result = race(Job("banana", spec, "auto", time_limit=120), plan, Control(time_limit=120))
+    assert result.status == NONE and result.solver == "cpsat" and time.monotonic() - started < 60
 
 
 def test_shared_incumbent_keeps_the_best():
