@@ -156,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
     _mode_options(rect, best="most common words: minimise the largest rank, then the sum, searching until proven",
                   limit="stop after K solutions; --limit 1 is the fastest: any first rectangle (default, with no mode "
                         "option: the most familiar rectangle, the first one shown at once, then improved for up to "
-                        "10 s or --time-limit, and said whether proven)")
+                        "15 s or --time-limit, and said whether proven)")
     rect.add_argument("--pattern", help="fixed letters, rows split by '/', '.' free: e.g. 's...../....../....../....../.....s' (default: all free)")
     rect.add_argument("--distinct", action="store_true", help="no word used twice")
     rect.add_argument("--symmetric", action="store_true", help="word square whose rows equal its columns (m = n)")

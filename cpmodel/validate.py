@@ -7,6 +7,8 @@ structure. Every answer is validated before it is shown.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from cpmodel.specs import RectangleSpec
 
 
@@ -49,11 +51,16 @@ def check_rectangle(spec: RectangleSpec, rows) -> None:
 def rank_objective(spec: RectangleSpec, rows) -> tuple[int, int]:
     """Knuth's commonness criterion: (largest word rank, sum of word ranks),
     where a word's rank is its index in its own slot list."""
-    row_rank = {w: r for r, w in enumerate(spec.row_words)}
-    col_rank = {w: r for r, w in enumerate(spec.col_words)}
+    row_rank, col_rank = _ranks(spec.row_words), _ranks(spec.col_words)
     columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
     ranks = [row_rank[w] for w in rows] + [col_rank[w] for w in columns]
     return max(ranks), sum(ranks)
+
+
+@lru_cache(maxsize=4)
+def _ranks(words: tuple[str, ...]) -> dict[str, int]:
+    """word → its index in the list, built once per list (a --best run asks for every improvement)."""
+    return {w: r for r, w in enumerate(words)}
 
 
 def wordscapes_problems(spec, rows) -> list[str]:

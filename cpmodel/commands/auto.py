@@ -28,7 +28,7 @@ from cpmodel.result import FOUND, SolveResult
 
 AUTO, BOTH = "auto", "both"
 SOLVER_METAVAR = "auto|both|ENGINE[,ENGINE…]"
-FAMILIAR_IMPROVE_FOR = 10.0  # seconds of improvement after the first rectangle (the familiar-words default)
+FAMILIAR_IMPROVE_FOR = 15.0  # seconds of improvement after the first rectangle (the familiar-words default)
 EXIT_INTERRUPTED = 130
 
 
