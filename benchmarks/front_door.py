@@ -61,8 +61,11 @@ def run_cli(args: list[str], timeout: float = 300) -> dict:
 def answer_of(doc: dict) -> dict:
     """The parts of a JSON answer the tables show."""
     objective = doc.get("objective") or {}
+    solvers = doc.get("solvers")
+    alone = solvers[0]["solver"] if isinstance(solvers, list) and solvers else doc.get("solver")
     return {"status": doc.get("status"), "max_rank": objective.get("max_rank"),
-            "proven": doc.get("proven", doc.get("complete")), "answered_by": doc.get("answered_by", doc.get("solver"))}
+            "proven": doc.get("proven", doc.get("complete")), "answered_by": doc.get("answered_by", alone),
+            "portfolio": doc.get("portfolio", {}).get("engines")}
 
 
 def measured(label: str, args: list[str], repeats: int) -> dict:
