@@ -66,9 +66,9 @@ from dataclasses import dataclass, field, replace
 from cpmodel import engines as registry
 from cpmodel.control import Control
 from cpmodel.jobs import Job
-from cpmodel.result import FOUND, UNKNOWN, SolveResult
+from cpmodel.result import FOUND, GAVE_UP, UNKNOWN, SolveResult
 
-GRACE = 2.0  # seconds a stopped child gets to send back its partial result
+GRACE = 1.0  # seconds a stopped child gets to send back its partial result (as cpmodel.supervise)
 _POLL = 0.05
 _NO_OBJECTIVE = 1 << 62  # the shared incumbent before any rectangle is known
 _LOCK_WAIT = 0.2  # seconds to wait for the incumbent's lock (see SharedIncumbent)
@@ -423,10 +423,10 @@ def _merge(job: Job, members: list[_Member]) -> SolveResult:
 
 
 def _state(result: SolveResult) -> str:
-    """How an engine that did not answer ended: 'found', 'unknown, ran dry', 'found, stopped by time-limit'."""
+    """How an engine that did not answer ended: 'found', 'unknown, gave up', 'found, stopped by time-limit'."""
     if result.complete:
         return result.status
-    return f"{result.status}, {'ran dry' if result.stopped_by == 'exhausted' else f'stopped by {result.stopped_by}'}"
+    return f"{result.status}, {'gave up' if result.stopped_by == GAVE_UP else f'stopped by {result.stopped_by}'}"
 
 
 def _stopped(result: SolveResult, reason: str) -> SolveResult:

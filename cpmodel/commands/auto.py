@@ -16,20 +16,18 @@ search then improves it for at most that many seconds after the first
 
 from __future__ import annotations
 
-import json
-
 from rich.console import Console
 
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
-from cpmodel.render import Parts, grid_panel, summary
+from cpmodel.render import Parts, print_grid, summary
 from cpmodel.result import FOUND, SolveResult
 
 AUTO, BOTH = "auto", "both"
 SOLVER_METAVAR = "auto|both|ENGINE[,ENGINE…]"
 FAMILIAR_IMPROVE_FOR = 15.0  # seconds of improvement after the first rectangle (the familiar-words default)
-EXIT_INTERRUPTED = 130
+EXIT_INTERRUPTED = 130  # the CLI makes it 143 after SIGTERM (cpmodel.interrupts)
 
 
 def solver_help(puzzle: str) -> str:
@@ -127,7 +125,7 @@ def _printer(request, output: str, stdout: Console, what: str, describe, familia
             return  # the progress line shows the improvements; the end shows the best
         shown[0] += 1
         title = f"first {what} found, improving…" if familiar else f"#{shown[0]}"
-        stdout.print(grid_panel(rows, title=title))
+        print_grid(stdout, rows, title)
         if describe is not None:
             stdout.print(describe(rows), highlight=False)
 
@@ -135,8 +133,9 @@ def _printer(request, output: str, stdout: Console, what: str, describe, familia
 
 
 def _json_line(stdout: Console, doc: dict) -> None:
-    stdout.file.write(json.dumps(doc) + "\n")
-    stdout.file.flush()
+    from cpmodel.commands.common import write_json
+
+    write_json(stdout, doc)  # whole, whatever signal comes
 
 
 def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool, streamed: bool, describe=None) -> None:
@@ -144,7 +143,7 @@ def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool
     if not streamed:
         for k, rows in enumerate(result.solutions, 1):
             title = f"most familiar {what}" if familiar else ("best" if result.objective else f"#{k}")
-            stdout.print(grid_panel(rows, title=title))
+            print_grid(stdout, rows, title)
             if describe is not None:
                 stdout.print(describe(rows), highlight=False)
     stdout.print(familiar_summary(result, what) if familiar else summary(result, what), highlight=False)

@@ -83,7 +83,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
         write_svg(args.svg, rows_to_cells(final.solutions[0]), {}, f"{len(hand)} tiles", "")
     if args.json:
         doc = {"puzzle": "banana", "hand": hand, "tiles": len(hand), "status": combined_status(results),
-               "complete": final.complete, "seconds": round(sum(r.seconds for r in results), 4),
+               "complete": final.complete, "stopped_by": None if final.complete else final.stopped_by,
+               "seconds": round(sum(r.seconds for r in results), 4),
                "grid": list(final.solutions[0]) if final.solutions else None,
                "solvers": [r.to_json(with_solutions=False) for r in results]}
         if agreement:
