@@ -286,3 +286,21 @@ def test_banana_auto_proves_none_with_cpsat(tmp_path):
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0 and doc["status"] == NONE and doc["answered_by"] == "cpsat"
     assert doc["portfolio"]["others"]["backtrack"].startswith("unknown")
+
+
+def test_jsonl_through_auto_streams_then_summarises(tiny_dict, tiny_lexicon):
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--all", "--jobs", "1", "--jsonl")
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    *rows, summary = lines
+    expected = brute_force_rectangles(rectangle_spec(3, 3, tiny_lexicon))
+    assert proc.returncode == 0 and {tuple(r["rows"]) for r in rows} == expected
+    assert summary["count"] == len(expected) and summary["answered_by"] == "backtrack" and "solutions" not in summary
+
+
+def test_wordscapes_auto_says_who_answered(tmp_path):
+    board = tmp_path / "ring.txt"
+    board.write_text("....\n.##.\n....\n")
+    words = tmp_path / "w.txt"
+    words.write_text("\n".join("rest site sir eat tea ate set are arts east sea tie".split()) + "\n")
+    doc = json.loads(run_cli("wordscapes", str(board), "retains", "--dict", str(words), "--best", "--json").stdout)
+    assert doc["solver"] == "auto" and doc["answered_by"] in ("backtrack", "cpsat") and doc["complete"]
