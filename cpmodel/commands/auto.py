@@ -142,7 +142,10 @@ def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool
     """The answer's solutions (unless already streamed), its summary, and who answered."""
     if not streamed:
         for k, rows in enumerate(result.solutions, 1):
-            title = f"most familiar {what}" if familiar else ("best" if result.objective else f"#{k}")
+            if familiar:
+                title = f"most familiar {what}" if result.complete else "most familiar found so far"
+            else:
+                title = "best" if result.objective else f"#{k}"
             print_grid(stdout, rows, title)
             if describe is not None:
                 stdout.print(describe(rows), highlight=False)
