@@ -165,11 +165,14 @@ def familiar_summary(result: SolveResult, what: str) -> Parts:
 
 
 def answered_line(result: SolveResult) -> str:
-    """'answered by backtrack · raced backtrack, cp (cp: stopped)'."""
+    """'answered by backtrack · raced backtrack, cp (cp: stopped)', or '… (auto ran backtrack×2 alone)'."""
     race = result.stats.get("portfolio", {})
     others = ", ".join(f"{name}: {state}" for name, state in race.get("others", {}).items())
     verdict = "answered by" if race.get("conclusive") else "best partial answer from"
-    return f"{verdict} {result.solver} · raced {', '.join(race.get('engines', []))}" + (f" ({others})" if others else "")
+    engines = race.get("engines", [])
+    if len(engines) == 1:
+        return f"{verdict} {result.solver} (auto ran {engines[0]} alone)"
+    return f"{verdict} {result.solver} · raced {', '.join(engines)}" + (f" ({others})" if others else "")
 
 
 def portfolio_document(header: dict, job: Job, result: SolveResult) -> dict:
