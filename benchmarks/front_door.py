@@ -217,13 +217,13 @@ def ratios(whole: list[dict]) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="one repeat, 3 hands, value order on --top 3000 (about 2-3 minutes)")
+    parser.add_argument("--quick", action="store_true", help="one repeat, value order on --top 3000 (about 3 minutes)")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--out", default=None, help="JSON results (default: results/front_door[.quick].json)")
     args = parser.parse_args()
     if args.quick:
-        args.repeats, args.seeds = 1, 3
+        args.repeats = 1
     out = Path(args.out or Path(__file__).parent / "results" / f"front_door{'.quick' if args.quick else ''}.json")
     console = Console(width=140)
     load = os.getloadavg()
