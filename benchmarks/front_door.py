@@ -203,15 +203,13 @@ def show(console: Console, whole: list[dict], race_rows: list[dict], order_rows:
 
 
 def ratios(whole: list[dict]) -> dict:
-    by = {r["case"]: r for r in whole}
-    pairs = {"front door / one-process --best": ("front door, auto (familiar)", "  one process, backtrack --best"),
-             "front door / old default": ("front door, auto (familiar)", "  old default: cpsat --limit 1")}
-    out = {name: round(by[a]["wall_median"] / by[b]["wall_median"], 3) for name, (a, b) in pairs.items()}
-    rows = list(by.values())
-    for index, row in enumerate(rows[:-1]):  # "X, auto" beside the "  ... alone" row under it
-        below = rows[index + 1]
-        if below["case"].strip().endswith("alone"):
-            out[f"{row['case']} / {below['case'].strip()}"] = round(row["wall_median"] / below["wall_median"], 3)
+    """Each "X, auto" row over the "  … alone" or "  one process …" rows under it (wall seconds)."""
+    out, head = {}, None
+    for row in whole:
+        if not row["case"].startswith("  "):
+            head = row
+        elif head is not None:
+            out[f"{head['case']} / {row['case'].strip()}"] = round(head["wall_median"] / row["wall_median"], 3)
     return out
 
 
