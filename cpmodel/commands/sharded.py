@@ -133,6 +133,7 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     from cpmodel.shards import Merger, job_key, split
 
     started = time.perf_counter()
+    chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards)
     output = Output(options.output, stdout, what, job.request.count_only)
@@ -155,6 +156,8 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     result = merger.result(time.perf_counter() - started, stopped_by)
     extra = {"shards": {"total": len(shards), "done": len(merger.done), "resumed": merger.resumed},
              "where": pool.where, "engine": job.engine}
+    if chosen == "auto":  # --solver auto sharded with the backtracker: the JSON says so, as a race's does
+        extra.update(solver="auto", answered_by=job.engine)
     if job.request.best and options.output == "jsonl" and result.solutions:
         output.solutions(result.solutions)  # the optimum is known only at the end
     output.finish(header, job, result, extra)
