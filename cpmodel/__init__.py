@@ -5,7 +5,8 @@ One function per puzzle (:func:`solve_rect`, :func:`solve_wordscapes`,
 the puzzle as you would type it on the command line, a :class:`Lexicon`
 from :func:`load_lexicon` (the default dictionary when left out) and an
 ``engine`` (:func:`engine_names` lists them): ``"cpsat"`` (the OR-Tools
-CP-SAT model) or ``"backtrack"`` (the native search). Solvers return a :class:`SolveResult` whose
+CP-SAT model), ``"cp"`` (OR-Tools' classic CP solver), ``"backtrack"`` (the
+native search) or ``"auto"`` (a race of those that apply, in child processes). Solvers return a :class:`SolveResult` whose
 ``status`` is ``found``, ``none`` (proven) or ``unknown`` (stopped early);
 every solution in it has passed the validator.
 
@@ -197,7 +198,19 @@ def engine_names(puzzle: str) -> list[str]:
 
 
 def run(job, on_solution=None):
-    """Run a :class:`Job` on its engine in this process (see :func:`cpmodel.engines.run`)."""
+    """Run a :class:`Job` on its engine in this process (see :func:`cpmodel.engines.run`),
+    or, for ``engine="auto"``, race the engines that apply in child processes
+    (:func:`cpmodel.portfolio.race`; the answer's ``stats["portfolio"]`` says who answered).
+
+    >>> words = load_lexicon("bit ice ten BAT ate tea eat net tin nit")
+    >>> square = solve_rect("3x3", words, engine="auto", best=True)
+    >>> square.status, square.complete, square.stats["portfolio"]["answered"]
+    ('found', True, 'backtrack')
+    """
+    if job.engine == "auto":
+        from cpmodel.portfolio import portfolio_plan, race
+
+        return race(job, portfolio_plan(job.puzzle, job.request.best), job.new_control(), on_solution)
     from cpmodel import engines as registry
 
     return registry.run(job, on_solution=on_solution)

@@ -25,6 +25,7 @@ from rich.console import Console
 
 from cpmodel import interrupts
 from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
+from cpmodel.commands.auto import SOLVER_METAVAR
 from cpmodel.errors import InputError
 
 
@@ -152,7 +153,10 @@ def build_parser() -> argparse.ArgumentParser:
     _lexicon_options(rect)
     rect.add_argument("--row-dict", metavar="FILE", help="word list for the rows only (default: --dict's)")
     rect.add_argument("--col-dict", metavar="FILE", help="word list for the columns only (default: --dict's)")
-    _mode_options(rect, best="most common words: minimise the largest rank, then the sum")
+    _mode_options(rect, best="most common words: minimise the largest rank, then the sum, searching until proven",
+                  limit="stop after K solutions; --limit 1 is the fastest: any first rectangle (default, with no mode "
+                        "option: the most familiar rectangle, the first one shown at once, then improved for up to "
+                        "15 s or --time-limit, and said whether proven)")
     rect.add_argument("--pattern", help="fixed letters, rows split by '/', '.' free: e.g. 's...../....../....../....../.....s' (default: all free)")
     rect.add_argument("--distinct", action="store_true", help="no word used twice")
     rect.add_argument("--symmetric", action="store_true", help="word square whose rows equal its columns (m = n)")
@@ -192,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
     banana.add_argument("--steps", action="store_true", help="--game: show every step in a table")
     banana.add_argument("--svg", metavar="FILE", help="draw the layout as tiles in an SVG file (a game: its final board, peels marked)")
     banana.add_argument("--encoding", choices=("automaton", "table"), help="CP-SAT encoding of the word rule (default: automaton)")
-    banana.add_argument("--solver", choices=("cpsat", "backtrack", "both"), default="backtrack",
-                        help="backtrack finds layouts fast but cannot prove none; cpsat can; both cross-checks")
+    banana.add_argument("--solver", default="auto", metavar=SOLVER_METAVAR,
+                        help="auto races backtrack (finds layouts fast, cannot prove none) and cpsat (can); "
+                             "backtrack or cpsat alone; both cross-checks")
     banana.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="per solver; a stopped search ends unknown")
     _lexicon_options(banana)
     banana.add_argument("--param", action="append", metavar="KEY=VALUE", help=PARAM_HELP)
@@ -262,17 +267,19 @@ def _lexicon_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--top", type=POSITIVE, metavar="N", help="keep only the N most common words of each length (default: all)")
 
 
-def _mode_options(parser: argparse.ArgumentParser, best: str) -> None:
+def _mode_options(parser: argparse.ArgumentParser, best: str, limit: str = "stop after K solutions (default: 1)") -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--all", action="store_true", help="stream every solution")
     mode.add_argument("--count", action="store_true", help="count every solution")
-    mode.add_argument("--limit", type=POSITIVE, metavar="K", help="stop after K solutions (default: 1)")
+    mode.add_argument("--limit", type=POSITIVE, metavar="K", help=limit)
     mode.add_argument("--best", action="store_true", help=best)
 
 
 def _solve_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--solver", choices=("cpsat", "cp", "backtrack", "both"), default="cpsat",
-                        help="the engine (cp: OR-Tools' classic CP solver); both runs every engine and compares their answers")
+    parser.add_argument("--solver", default="auto", metavar=SOLVER_METAVAR,
+                        help="auto races the engines in parallel processes and reports the first conclusive answer "
+                             "(and which engine gave it); an engine (backtrack, cp: OR-Tools' classic CP solver, cpsat); "
+                             "both, or a comma list such as backtrack,cpsat, runs each and compares their answers")
     parser.add_argument("--time-limit", type=seconds, metavar="SECONDS", help="stop after this long (result: unknown, never none) (default: none)")
     parser.add_argument("--param", action="append", metavar="KEY=VALUE", help=PARAM_HELP)
     parser.add_argument("--json", action="store_true", help="print one JSON document for scripts")

@@ -5,6 +5,13 @@ or the best). :class:`Control` is shared between the running solver and the
 caller: the solver bumps its counters (read by the progress line) and polls
 ``stop_reason()``; the caller sets ``stop`` on Ctrl-C. A solver that stops
 for any reason but exhaustion must not claim ``none``.
+
+Two more things a caller may hand a search through its Control: a deadline
+that starts with the first solution (``improve_for``, the familiar-words
+default: find a rectangle, then improve it for a while), and an
+``incumbent``, the best --best objective known to *other* processes
+(cpmodel.portfolio shares it between the stripes of one search), which a
+branch and bound reads to cut its own tree.
 """
 
 from __future__ import annotations
@@ -43,17 +50,35 @@ class Control:
     nodes: int = 0
     objective: object = None  # --best: best so far, CP-SAT's objective value or a backtracker's (max, sum)
     bound: float | None = None  # --best: a proven lower bound on it (CP-SAT), if any
+    improve_for: float | None = None  # stop this long after the first solution is seen (None: no such deadline)
+    first_seen: float | None = None  # when stop_reason() first saw a solution (for improve_for)
+    incumbent: object = None  # --best: a SharedIncumbent (cpmodel.portfolio) of other processes' best, or None
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
     def stop_reason(self) -> str | None:
-        """'interrupt' after Ctrl-C, 'time-limit' past the deadline, else None."""
+        """'interrupt' after Ctrl-C, 'time-limit' past a deadline, else None."""
         if self.stop.is_set():
             return "interrupt"
         if self.time_limit is not None and self.elapsed() >= self.time_limit:
             return "time-limit"
+        if self.improve_for is not None and (self.solutions or self.objective is not None):
+            now = time.monotonic()
+            if self.first_seen is None:
+                self.first_seen = now
+            elif now - self.first_seen >= self.improve_for:
+                return "time-limit"
         return None
+
+    def outside_best(self) -> tuple[int, int] | None:
+        """The best objective other processes have found (None: none, or no incumbent)."""
+        return self.incumbent.get() if self.incumbent is not None else None
+
+    def offer(self, objective: tuple[int, int]) -> None:
+        """Tell the other processes about a better objective (a no-op without an incumbent)."""
+        if self.incumbent is not None:
+            self.incumbent.offer(objective)
 
 
 class SolutionSink:

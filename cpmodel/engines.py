@@ -32,13 +32,13 @@ def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle import solve
 
     return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False),
-                 params=job.option("params", ()))
+                 params=job.option("params", ()), order=job.option("order", "letters"))
 
 
 def _rect_cp(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle_cp import solve
 
-    return solve(job.spec, request, control)
+    return solve(job.spec, request, control, order=job.option("order"))
 
 
 def _wordscapes_backtrack(job: Job, control: Control, request) -> SolveResult:
@@ -79,13 +79,16 @@ class Engine:
     # a sharded run gives it one first-line word per shard: CP-SAT's cost grows faster than
     # the words it is given (5×6, --top 3000: 0.2 s for one first-row word, 10 s for 12)
     small_shards: bool = False
+    # --best reads Control.incumbent while it runs, so a portfolio may split it into stripes
+    # that share one bound (cpmodel.portfolio)
+    shares_bound: bool = False
 
 
 # Registry order is the portfolio's order of preference: when there are fewer
 # cores than engines, `auto` runs the first ones (measured strongest first,
 # see docs/modelling.md, "the same model, three engines").
 _REGISTRY: dict[str, dict[str, Engine]] = {
-    "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cp": Engine(_rect_cp, exact=True),
+    "rect": {"backtrack": Engine(_rect_backtrack, exact=True, shares_bound=True), "cp": Engine(_rect_cp, exact=True),
              "cpsat": Engine(_rect_cpsat, exact=True, small_shards=True)},
     "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True),
                    "cpsat": Engine(_wordscapes_cpsat, exact=True, small_shards=True)},
@@ -105,6 +108,20 @@ def is_exact(puzzle: str, engine: str) -> bool:
     return _REGISTRY[puzzle][engine].exact
 
 
+def shares_bound(puzzle: str, engine: str) -> bool:
+    """True when the engine's --best reads a bound found by other processes while it runs."""
+    return _REGISTRY[puzzle][engine].shares_bound
+
+
+def objective(job: Job, rows: tuple[str, ...]) -> tuple[int, int]:
+    """--best's value of a solution: (largest word rank, sum of ranks), smaller is better."""
+    if job.puzzle == "rect":
+        from cpmodel.validate import rank_objective
+
+        return rank_objective(job.spec, rows)
+    return job.spec.fill_objective(rows)
+
+
 def wants_small_shards(puzzle: str, engine: str) -> bool:
     """True when the engine should get one first-line word per shard."""
     return _REGISTRY[puzzle][engine].small_shards
@@ -115,6 +132,6 @@ def run(job: Job, control: Control | None = None, on_solution=None) -> SolveResu
     engine = _REGISTRY[job.puzzle].get(job.engine)
     if engine is None:
         raise ValueError(f"no engine {job.engine!r} for {job.puzzle} (have {', '.join(engines_for(job.puzzle))})")
-    control = control or Control(time_limit=job.time_limit)
+    control = control or job.new_control()
     request = replace(job.request, on_solution=on_solution) if on_solution else job.request
     return engine.run(job, control, request)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from cpmodel.control import Request
+from cpmodel.control import Control, Request
 
 
 @dataclass(frozen=True)
@@ -30,3 +30,8 @@ class Job:
 
     def option(self, name: str, default=None):
         return self.options.get(name, default)
+
+    def new_control(self, **kwargs) -> Control:
+        """A fresh Control for running this job: its time limit and, for the
+        familiar-words default, the improvement deadline after the first solution."""
+        return Control(time_limit=self.time_limit, improve_for=self.request.improve_for, **kwargs)

@@ -70,6 +70,15 @@ Why CP-SAT is slow here, and what we do about it (measured with
   minimisation or inprocessing, row-major, column-major or interleaved cell
   orders, Boolean decisions, explicit DAWG states, and word-index rows
   linked by AddElement did not change that.
+* Value order for a first solution (``order="rank"``, measured by
+  ``python benchmarks/front_door.py``): a rank variable per slot, in a
+  (letters, rank) table, branched on first (the slot with the lowest
+  smallest rank, its most common word) makes CP-SAT slower, not more
+  familiar: the first rows it fixes to common words force rare words into
+  the columns, and each wrong guess costs a long propagation through the
+  big tables. Letters in alphabetical order stay the default; the familiar
+  rectangle comes from --best (the backtracker's branch and bound, see
+  cpmodel/portfolio.py).
 """
 
 from __future__ import annotations
@@ -102,11 +111,12 @@ class RectangleVars:
 
 def build_model(
     spec: RectangleSpec, encoding: str = "table", best: bool = False, enumerating: bool = False,
-    bound: tuple[int, int] | None = None,
+    bound: tuple[int, int] | None = None, ranks: bool = False,
 ) -> tuple[cp_model.CpModel, RectangleVars]:
     """The CP-SAT model of ``spec`` and its variables; nothing is solved here.
     ``enumerating`` asks for a model whose every variable the letters determine;
-    ``bound`` (with ``best``) keeps only objectives strictly below it."""
+    ``bound`` (with ``best``) keeps only objectives strictly below it; ``ranks``
+    (table encoding, no ids) adds r[slot], the slot word's rank, in each table."""
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}")
     model = cp_model.CpModel()
@@ -131,6 +141,12 @@ def build_model(
     for kind, index, cells, words in _slots(spec, variables):
         if need_ids and encoding == "table":
             continue  # the (letters, id) table below states the same constraint
+        if ranks and encoding == "table" and words:  # (letters, rank) ∈ {(w, rank of w in its list)}
+            rank_of = {w: r for r, w in enumerate(spec.row_words if kind == "row" else spec.col_words)}
+            rank = model.new_int_var(0, len(rank_of) - 1, f"r[{kind}{index}]")
+            model.add_allowed_assignments(cells + [rank], [_codes(w) + [rank_of[w]] for w in words])
+            variables.rank[(kind, index)] = rank
+            continue
         _add_word_constraint(model, variables, encoding, kind, index, cells, words, enumerating)
 
     # word identities, for distinctness and for the rank objective
@@ -398,13 +414,20 @@ def solve(
     encoding: str = "table",
     log: bool = False,
     params: tuple[str, ...] = (),
+    order: str = "letters",
 ) -> SolveResult:
     """Build and solve; the status says honestly whether the search finished.
-    ``params`` are SatParameters text lines (``--param``), applied last."""
+    ``params`` are SatParameters text lines (``--param``), applied last.
+    ``order="rank"`` branches on the slots' word ranks first, most common word
+    first (measured slower, see the module docstring); the default branches on letters."""
     control = control or Control()
     started = time.perf_counter()
     enumerating = not request.best and request.limit != 1
-    model, variables = build_model(spec, encoding, best=request.best, enumerating=enumerating, bound=request.bound)
+    by_rank = order == "rank" and not request.best and not spec.distinct
+    model, variables = build_model(spec, encoding, best=request.best, enumerating=enumerating, bound=request.bound,
+                                   ranks=by_rank)
+    if by_rank and variables.rank:
+        model.add_decision_strategy(list(variables.rank.values()), cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
     letters = [v for row in variables.letter for v in row]
     # first-fail: the cell with the fewest letters left, ties in row-major order
     model.add_decision_strategy(letters, cp_model.CHOOSE_MIN_DOMAIN_SIZE, cp_model.SELECT_MIN_VALUE)

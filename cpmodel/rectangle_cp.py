@@ -202,15 +202,19 @@ class StopPoll:
         return self.reason is not None
 
 
-def solve(spec: RectangleSpec, request: Request = Request(), control: Control | None = None) -> SolveResult:
-    """Build and search; the status says honestly whether the search finished."""
+def solve(spec: RectangleSpec, request: Request = Request(), control: Control | None = None,
+          order: str | None = None) -> SolveResult:
+    """Build and search; the status says honestly whether the search finished.
+    ``order`` ("rank" or "letters") overrides the search order chosen by the mode
+    (words by rank for a first solution, letters otherwise; --best has its own search)."""
     control = control or Control()
     if request.best:
         return _solve_best(spec, request, control)
     started = time.perf_counter()
     first_only = request.limit == 1
-    solver, variables = build_model(spec, words=first_only)
-    builder = decision_builder(solver, variables, by_rank=first_only)
+    by_rank = first_only if order is None else order == "rank"
+    solver, variables = build_model(spec, words=by_rank)
+    builder = decision_builder(solver, variables, by_rank=by_rank)
     sink, reached_limit = SolutionSink(request, control), False
 
     def record(rows) -> bool:
@@ -235,7 +239,7 @@ def solve(spec: RectangleSpec, request: Request = Request(), control: Control | 
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
         stats={"branches": branches, "failures": failures,
-               "search": "words by rank" if first_only else "letters first-fail"},
+               "search": "words by rank" if by_rank else "letters first-fail"},
     )
 
 

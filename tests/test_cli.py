@@ -61,7 +61,7 @@ def test_time_limit_reports_unknown():
 
 
 def test_unicode_size_sign_and_text_output(tiny_dict):
-    proc = run_cli("rect", "3×3", "--dict", tiny_dict, "--solver", "backtrack")
+    proc = run_cli("rect", "3×3", "--dict", tiny_dict, "--solver", "backtrack", "--limit", "1")
     assert proc.returncode == 0
     assert "1 rectangle" in proc.stdout and "stopped as requested" in proc.stdout
 
@@ -128,7 +128,7 @@ def test_heuristics_never_import_ortools():
 
 
 def test_log_goes_to_stderr_and_json_stays_clean(tiny_dict):
-    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--log", "--json")
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--solver", "cpsat", "--log", "--json")
     assert proc.returncode == 0
     assert json.loads(proc.stdout)["status"] == "found"
     assert "CP-SAT" in proc.stderr

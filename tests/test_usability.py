@@ -173,8 +173,10 @@ def test_banana_draw_shows_the_hand_and_qqq_points_to_cpsat():
     from cpmodel.specs import draw_hand
 
     assert f"drew 7 tiles (seed 3): {draw_hand(7, 3).upper()}" in proc.stdout
-    stuck = run_cli("banana", "qqq")
+    stuck = run_cli("banana", "qqq", "--solver", "backtrack")
     assert stuck.returncode == 0 and "unknown" in stuck.stdout and "--solver cpsat can" in stuck.stdout
+    proven = run_cli("banana", "qqq")  # auto: CP-SAT proves what the backtracker cannot
+    assert proven.returncode == 0 and "none: no layout exists" in proven.stdout and "answered by cpsat" in proven.stdout
 
 
 def test_both_solvers_each_show_their_answer(tiny_dict):
@@ -217,7 +219,7 @@ def test_wordscapes_best_is_the_brute_force_optimum_in_both_engines(tmp_path):
 
 
 def test_param_reaches_cpsat(tiny_dict):
-    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--log", "--param", "random_seed=4321",
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--solver", "cpsat", "--log", "--param", "random_seed=4321",
                    "--param", "cp_model_presolve=true")
     assert proc.returncode == 0 and "random_seed: 4321" in proc.stderr
 

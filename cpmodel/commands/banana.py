@@ -8,12 +8,14 @@ import json
 from rich.console import Console
 
 from cpmodel import engines
+from cpmodel.commands.auto import AUTO, answered_line
 from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, EXIT_INVALID_LAYOUT, combined_status,
                                      cpsat_params, engine_names, load_lexicon, read_user_file, warn_unused,
                                      write_json)
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
+from cpmodel.portfolio import Race, portfolio_plan
 from cpmodel.render import Parts, comparison_table, print_grid, summary
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.specs import BananaSpec
@@ -33,6 +35,10 @@ def run(args, stdout: Console, stderr: Console) -> int:
         raise InputError("give a HAND or --draw N (not both)")
     hand = draw_hand(args.draw, args.seed) if args.draw is not None else parse_hand(args.hand)
     solvers = engine_names(args.solver, "banana")
+    auto = solvers == [AUTO]
+    if auto:
+        plan = portfolio_plan("banana")
+        solvers = [entrant.engine for entrant in plan]
     readers = solvers + ["cpsat"] if args.compact else solvers  # --compact runs CP-SAT too
     warn_unused(stderr, readers, {option: reader for option, reader, value in (
         ("--mode", "backtrack", args.mode), ("--encoding", "cpsat", args.encoding),
@@ -48,7 +54,13 @@ def run(args, stdout: Console, stderr: Console) -> int:
     job = Job("banana", spec, args.solver, time_limit=args.time_limit,
               options={"mode": args.mode or "free", "encoding": args.encoding, "log": args.log, "params": params})
     results, interrupted = [], False
-    for name in solvers:
+    if auto:  # a race: the first layout, or CP-SAT's proof of none (the backtracker's unknown is not an answer)
+        control = Control(time_limit=args.time_limit)
+        supervisor = Supervisor(control, f"auto ({' + '.join(solvers)}) banana {len(hand)} tiles", stderr)
+        with Race(job, plan) as running:
+            results.append(supervisor.run(lambda: running.wait(control)))
+        interrupted = supervisor.interrupted
+    for name in [] if auto else solvers:
         control = Control(time_limit=args.time_limit)
         supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr, engine=name)
         engine_job = job.with_engine(name)
@@ -71,11 +83,14 @@ def run(args, stdout: Console, stderr: Console) -> int:
         write_svg(args.svg, rows_to_cells(final.solutions[0]), {}, f"{len(hand)} tiles", "")
     if args.json:
         doc = {"puzzle": "banana", "hand": hand, "tiles": len(hand), "status": combined_status(results),
-               "complete": final.complete, "seconds": round(sum(r.seconds for r in results), 4),
+               "complete": final.complete, "stopped_by": None if final.complete else final.stopped_by,
+               "seconds": round(sum(r.seconds for r in results), 4),
                "grid": list(final.solutions[0]) if final.solutions else None,
                "solvers": [r.to_json(with_solutions=False) for r in results]}
         if agreement:
             doc["agreement"] = agreement
+        if auto:
+            doc.update(solver=AUTO, answered_by=results[0].solver, portfolio=results[0].stats.get("portfolio", {}))
         write_json(stdout, doc)
     else:
         shown = [r for r in results if r.solutions]
@@ -94,6 +109,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
                                    style="green"), highlight=False)
             else:
                 stdout.print(summary(r, "layout"), highlight=False)
+                if "portfolio" in r.stats:
+                    stdout.print(answered_line(r), style="dim", highlight=False)
         if all(r.status == UNKNOWN for r in results) and "cpsat" not in solvers:
             stdout.print("the backtracker cannot prove that no layout exists; --solver cpsat can "
                          "(it shows every box that could hold the tiles infeasible)", style="yellow", highlight=False)

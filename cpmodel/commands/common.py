@@ -121,16 +121,11 @@ def solve_request(args) -> Request:
     return Request(limit=args.limit or 1)
 
 def engine_names(choice: str, puzzle: str, best: bool = False) -> list[str]:
-    """``--solver``'s value as engine names: one engine, or ``both`` for the cross-check
-    (every engine that can answer; for ``--best``, those that optimise)."""
-    from cpmodel.engines import engines_for
+    """``--solver``'s value as engine names (``["auto"]`` for the race); see
+    cpmodel.commands.auto.choose_engines."""
+    from cpmodel.commands.auto import choose_engines
 
-    if choice == "both":
-        return engines_for(puzzle, best)
-    if choice not in engines_for(puzzle, best):
-        raise InputError(f"--solver {choice} cannot answer {puzzle}{' --best' if best else ''}; "
-                         f"use one of {', '.join(engines_for(puzzle, best))}")
-    return [choice]
+    return choose_engines(choice, puzzle, best)
 
 def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: str, as_json: bool,
                 stdout: Console, stderr: Console, describe=None) -> int:
@@ -151,7 +146,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
 
     results, interrupted = [], False
     for name in engines:
-        control = Control(time_limit=job.time_limit)
+        control = job.new_control()
         supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None, engine=name)
         engine_job = job.with_engine(name)
         results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))

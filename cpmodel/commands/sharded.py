@@ -133,6 +133,7 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     from cpmodel.shards import Merger, job_key, split
 
     started = time.perf_counter()
+    chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards)
     output = Output(options.output, stdout, what, job.request.count_only)
@@ -155,6 +156,8 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     result = merger.result(time.perf_counter() - started, stopped_by)
     extra = {"shards": {"total": len(shards), "done": len(merger.done), "resumed": merger.resumed},
              "where": pool.where, "engine": job.engine}
+    if chosen == "auto":  # --solver auto sharded with the backtracker: the JSON says so, as a race's does
+        extra.update(solver="auto", answered_by=job.engine)
     if job.request.best and options.output == "jsonl" and result.solutions:
         output.solutions(result.solutions)  # the optimum is known only at the end
     output.finish(header, job, result, extra)
@@ -253,9 +256,7 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
     None hands it back to the plain run (commands.common.run_solvers)."""
     from cpmodel.shards import shardable
 
-    if args.json and args.jsonl:
-        raise InputError("choose one of --json and --jsonl")
-    output = "jsonl" if args.jsonl else "json" if args.json else "rich"
+    output = output_mode(args)
     options = ShardOptions(jobs=args.jobs or default_jobs(), scheduler=args.scheduler, checkpoint=args.checkpoint,
                            shards=args.shards, output=output)
     check_options(job, engines_chosen, options, explicit_jobs=args.jobs is not None)
@@ -264,11 +265,23 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
     if args.estimate:
         return run_estimate(job.with_engine(shard_engine(job.puzzle, job.engine)), options, header, stdout, stderr)
     sharded = shardable(job) and len(engines_chosen) == 1 and (options.jobs > 1 or options.scheduler or options.checkpoint)
+    explicit = options.scheduler or options.checkpoint or options.shards
+    if (job.engine == "auto" and job.request.best or job.request.improve_for is not None) and not explicit:
+        # auto's race splits --best into stripes that share the bound as they run (cpmodel.portfolio);
+        # the familiar-words default (rect, no mode option) streams its first rectangle and stops improving in time
+        sharded = False
     if sharded:
         return run_sharded(job, options, header, label, what, stdout, stderr)
-    if args.jsonl:
+    if args.jsonl and job.engine != "auto":
         return run_streaming(job, header, label, what, stdout, stderr)
     return None
+
+
+def output_mode(args) -> str:
+    """rich, json or jsonl, from --json and --jsonl (not both)."""
+    if args.json and getattr(args, "jsonl", False):
+        raise InputError("choose one of --json and --jsonl")
+    return "jsonl" if getattr(args, "jsonl", False) else "json" if args.json else "rich"
 
 
 def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console, stderr: Console) -> int:

@@ -8,25 +8,30 @@ from rich.console import Console
 
 from cpmodel.commands.common import (cpsat_params, engine_names, load_lexicon, read_user_file, run_solvers,
                                      solve_request, warn_unused)
-from cpmodel.commands.sharded import dispatch
+from cpmodel.commands.auto import AUTO, plan_for, run_portfolio
+from cpmodel.commands.sharded import dispatch, output_mode
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
     engines = engine_names(args.solver, "wordscapes", best=args.best)
-    warn_unused(stderr, engines, {option: "cpsat" for option, value in (("--param", args.param), ("--log", args.log)) if value})
     spec = wordscapes_spec_from_args(args, stderr)
-    job = Job("wordscapes", spec, args.solver, solve_request(args), args.time_limit,
+    job = Job("wordscapes", spec, engines[0] if len(engines) == 1 else args.solver, solve_request(args), args.time_limit,
               {"log": args.log, "params": cpsat_params(args.param)})
+    plan = plan_for(job, args.jobs) if engines == [AUTO] else None
+    warn_unused(stderr, [entrant.engine for entrant in plan] if plan else engines,
+                {option: "cpsat" for option, value in (("--param", args.param), ("--log", args.log)) if value})
     header = {"puzzle": "wordscapes", "letters": spec.wheel, "slots": len(spec.slots),
               "candidates": [len(c) for c in spec.candidates]}
     label = f"wordscapes {len(spec.slots)} slots"
     code = dispatch(job, args, engines, header, label, "fill", stdout, stderr)
     if code is not None:  # sharded, streamed as JSON lines, or estimated
         return code
-    return run_solvers(job, engines, label, header, "fill", args.json, stdout, stderr,
-                       describe=lambda rows: fill_words(spec, rows))
+    describe = lambda rows: fill_words(spec, rows)  # noqa: E731
+    if plan:
+        return run_portfolio(job, plan, label, header, "fill", output_mode(args), stdout, stderr, describe)
+    return run_solvers(job, engines, label, header, "fill", args.json, stdout, stderr, describe=describe)
 
 
 def fill_words(spec, rows) -> str:

@@ -1,0 +1,194 @@
+"""``--solver``: reading its value, and running ``--solver auto`` (the default).
+
+``--solver`` takes ``auto`` (a race of the engines that apply, see
+cpmodel.portfolio), ``both`` (the cross-check: every engine that can answer),
+one engine name, or a comma list of two or more (``backtrack,cp,cpsat``, a
+cross-check of those). :func:`choose_engines` turns the text into engine
+names, or a one-line error; :func:`run_portfolio` runs the race under
+supervision (progress, Ctrl-C) and prints its answer, saying which engine
+answered.
+
+``rect`` with no mode option asks for the *most familiar* rectangle
+(:data:`FAMILIAR_IMPROVE_FOR`): the first one found is printed at once, the
+search then improves it for at most that many seconds after the first
+(or until ``--time-limit``), and the answer says whether it is proven.
+"""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from cpmodel.control import Control
+from cpmodel.errors import InputError
+from cpmodel.jobs import Job
+from cpmodel.render import Parts, print_grid, summary
+from cpmodel.result import FOUND, SolveResult
+
+AUTO, BOTH = "auto", "both"
+SOLVER_METAVAR = "auto|both|ENGINE[,ENGINE…]"
+FAMILIAR_IMPROVE_FOR = 15.0  # seconds of improvement after the first rectangle (the familiar-words default)
+EXIT_INTERRUPTED = 130  # the CLI makes it 143 after SIGTERM (cpmodel.interrupts)
+
+
+def solver_help(puzzle: str) -> str:
+    from cpmodel.engines import engines_for
+
+    return (f"auto races the engines that apply ({', '.join(engines_for(puzzle))}) in parallel processes and "
+            f"reports the first conclusive answer; both, or a comma list such as backtrack,cpsat, runs each "
+            f"and cross-checks their answers; or name one engine")
+
+
+def choose_engines(text: str, puzzle: str, best: bool = False) -> list[str]:
+    """``--solver``'s value as engine names: ``["auto"]``, or the engines to run
+    (one, or two or more for the cross-check). Bad values raise a one-line InputError."""
+    import difflib
+
+    from cpmodel.engines import engines_for
+
+    known, able = engines_for(puzzle), engines_for(puzzle, best)
+    value = text.strip().lower()
+    if value == AUTO:
+        return [AUTO]
+    if value == BOTH:
+        return able
+    names = [name.strip() for name in value.split(",")]
+    for name in names:
+        if name in (AUTO, BOTH) and len(names) > 1:
+            raise InputError(f"--solver {text}: {name} cannot be part of a list; give engine names ({', '.join(known)})")
+        if name not in known:
+            choices = [AUTO, BOTH, *known]
+            close = difflib.get_close_matches(name, choices, n=1)
+            hint = f"; did you mean {close[0]}?" if close else ""
+            raise InputError(f"--solver: unknown engine {name!r} for {puzzle}{hint} "
+                             f"(choose from {', '.join(choices)}, or a comma list of engines)")
+        if name not in able:
+            raise InputError(f"--solver {name} cannot answer {puzzle}{' --best' if best else ''}; "
+                             f"use one of {', '.join(able)}")
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise InputError(f"--solver {text}: {', '.join(repeated)} named twice")
+    return names
+
+
+def familiar_request(time_limit: float | None):
+    """The familiar-words default: --best that stops improving ``time_limit`` (or
+    :data:`FAMILIAR_IMPROVE_FOR`) seconds after the first rectangle."""
+    from cpmodel.control import Request
+
+    return Request(limit=None, best=True, improve_for=time_limit or FAMILIAR_IMPROVE_FOR)
+
+
+def plan_for(job: Job, jobs: int | None = None):
+    """The race ``auto`` runs for this job on ``jobs`` cores (default: all)."""
+    from cpmodel.portfolio import portfolio_plan
+
+    return portfolio_plan(job.puzzle, job.request.best, jobs)
+
+
+def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: str, stdout: Console,
+                  stderr: Console, describe=None) -> int:
+    """Race ``plan`` on ``job`` and print the answer; ``output`` is rich, json or jsonl."""
+    from cpmodel.portfolio import Race
+    from cpmodel.supervise import Supervisor
+
+    request = job.request
+    familiar = request.improve_for is not None
+    printer = _printer(request, output, stdout, what, describe, familiar)
+    control = Control(time_limit=job.time_limit)
+    names = " + ".join(str(entrant) for entrant in plan)
+    supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer)
+    with Race(job, plan, supervisor.stream if printer else None) as running:
+        result = supervisor.run(lambda: running.wait(control))
+    if output == "rich":
+        print_answer(stdout, result, what, familiar, streamed=printer is not None and not request.best, describe=describe)
+    else:
+        doc = portfolio_document(header, job, result)
+        if output == "jsonl":
+            if request.best and result.solutions:
+                _json_line(stdout, {"rows": list(result.solutions[0])})
+            doc.pop("solutions", None)
+        _json_line(stdout, doc)
+    return EXIT_INTERRUPTED if supervisor.interrupted else 0
+
+
+def _printer(request, output: str, stdout: Console, what: str, describe, familiar: bool):
+    """What to do with each streamed solution: rich grids as they come (the first
+    one only in the familiar-words mode), JSON lines, or nothing."""
+    if output == "jsonl" and not request.best:
+        return lambda rows: _json_line(stdout, {"rows": list(rows)})
+    if output != "rich" or request.count_only or (request.best and not familiar):
+        return None
+    shown = [0]
+
+    def show(rows) -> None:
+        if familiar and shown[0]:
+            return  # the progress line shows the improvements; the end shows the best
+        shown[0] += 1
+        title = f"first {what} found, improving…" if familiar else f"#{shown[0]}"
+        print_grid(stdout, rows, title)
+        if describe is not None:
+            stdout.print(describe(rows), highlight=False)
+
+    return show
+
+
+def _json_line(stdout: Console, doc: dict) -> None:
+    from cpmodel.commands.common import write_json
+
+    write_json(stdout, doc)  # whole, whatever signal comes
+
+
+def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool, streamed: bool, describe=None) -> None:
+    """The answer's solutions (unless already streamed), its summary, and who answered."""
+    if not streamed:
+        for k, rows in enumerate(result.solutions, 1):
+            if familiar:
+                title = f"most familiar {what}" if result.complete else "most familiar found so far"
+            else:
+                title = "best" if result.objective else f"#{k}"
+            print_grid(stdout, rows, title)
+            if describe is not None:
+                stdout.print(describe(rows), highlight=False)
+    stdout.print(familiar_summary(result, what) if familiar else summary(result, what), highlight=False)
+    stdout.print(answered_line(result), style="dim", highlight=False)
+
+
+def familiar_summary(result: SolveResult, what: str) -> Parts:
+    """The familiar-words default's line: the ranks, and whether they are proven best."""
+    if result.status != FOUND or result.objective is None:
+        return summary(result, what)
+    largest, total = result.objective
+    proven = ("proven most familiar" if result.complete
+              else f"most familiar found, not proven (stopped by {result.stopped_by}; --best searches to the end)")
+    return Parts([f"most familiar {what}", f"largest word rank {largest:,}, rank sum {total:,}", proven,
+                  f"{result.seconds:.2f} s"], style="green")
+
+
+def answered_line(result: SolveResult) -> str:
+    """'answered by backtrack · raced backtrack, cp (cp: stopped)', or '… (auto ran backtrack×2 alone)'."""
+    race = result.stats.get("portfolio", {})
+    others = ", ".join(f"{name}: {state}" for name, state in race.get("others", {}).items())
+    verdict = "answered by" if race.get("conclusive") else "best partial answer from"
+    engines = race.get("engines", [])
+    if len(engines) == 1:
+        return f"{verdict} {result.solver} (auto ran {engines[0]} alone)"
+    return f"{verdict} {result.solver} · raced {', '.join(engines)}" + (f" ({others})" if others else "")
+
+
+def portfolio_document(header: dict, job: Job, result: SolveResult) -> dict:
+    """The JSON document of an ``auto`` run: the usual keys, ``solver: auto``,
+    ``answered_by`` (the engine whose answer this is) and ``portfolio``."""
+    from cpmodel.commands.common import solve_document
+
+    doc = solve_document(header, job.request, [result], None)
+    doc["stats"] = {key: value for key, value in doc["stats"].items() if key != "portfolio"}
+    doc.update(solver=AUTO, answered_by=result.solver, portfolio=result.stats.get("portfolio", {}))
+    if job.request.improve_for is not None:
+        doc.update(familiar_keys(result))
+    return doc
+
+
+def familiar_keys(result: SolveResult) -> dict:
+    """``mode: familiar`` and ``proven``: the rectangle is proven most familiar (or, with
+    status none, none exists)."""
+    return {"mode": "familiar", "proven": bool(result.complete)}

@@ -1,0 +1,306 @@
+"""--solver auto (cpmodel.portfolio): the race's answer is the single engine's,
+a heuristic's unknown is never none, no child outlives the command, and the
+--solver parsing; the familiar-words default of rect."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cpmodel import engines
+from cpmodel.control import Control, Request
+from cpmodel.jobs import Job
+from cpmodel.lexicon import Lexicon
+from cpmodel.portfolio import HEAD_START, Entrant, SharedIncumbent, gather, portfolio_plan, race
+from cpmodel.result import FOUND, NONE, UNKNOWN
+from cpmodel.specs import BananaSpec, rectangle_spec
+from cpmodel.validate import check_rectangle
+from tests.conftest import ROOT, brute_force_rectangles, run_cli
+
+ALL, COUNT, BEST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)
+PLANS = [[Entrant("backtrack"), Entrant("cp")], [Entrant("cp"), Entrant("cpsat")], [Entrant("backtrack", 2)],
+         [Entrant("backtrack", 3), Entrant("cp")]]
+
+
+@pytest.fixture
+def spec_3x3(default_lexicon_top):
+    return rectangle_spec(3, 3, default_lexicon_top(60))
+
+
+@pytest.fixture
+def default_lexicon_top():
+    from cpmodel.lexicon import load_default
+
+    return load_default().top
+
+
+@pytest.mark.parametrize("plan", PLANS, ids=lambda plan: "+".join(map(str, plan)))
+def test_race_equals_single_engine(spec_3x3, plan):
+    """Sets, counts and optima of the race are the backtracker's alone (and the brute force's)."""
+    expected = brute_force_rectangles(spec_3x3)
+    assert expected  # the case has rectangles
+    everything = race(Job("rect", spec_3x3, "auto", ALL), plan, Control())
+    assert set(everything.solutions) == expected and everything.count == len(expected) and everything.complete
+    assert race(Job("rect", spec_3x3, "auto", COUNT), plan, Control()).count == len(expected)
+    single = engines.run(Job("rect", spec_3x3, "backtrack", BEST))
+    best = race(Job("rect", spec_3x3, "auto", BEST), plan, Control())
+    assert best.objective == single.objective and best.complete and best.status == FOUND
+    check_rectangle(spec_3x3, best.solutions[0])
+    first = race(Job("rect", spec_3x3, "auto", Request(limit=2)), plan, Control())
+    assert first.count == 2 and set(first.solutions) <= expected
+
+
+@pytest.mark.parametrize("plan", PLANS[:3], ids=lambda plan: "+".join(map(str, plan)))
+def test_race_proves_none(plan):
+    lexicon = Lexicon("abc xyz".split())  # no 3x3 rectangle
+    spec = rectangle_spec(3, 3, lexicon)
+    for request in (Request(limit=1), ALL, BEST):
+        result = race(Job("rect", spec, "auto", request), plan, Control())
+        assert result.status == NONE and result.complete, request
+
+
+def test_portfolio_says_who_answered(spec_3x3):
+    result = race(Job("rect", spec_3x3, "auto", Request(limit=1)), [Entrant("backtrack"), Entrant("cp")], Control())
+    info = result.stats["portfolio"]
+    assert info["answered"] == result.solver in ("backtrack", "cp") and info["conclusive"] is True
+    assert info["engines"] == ["backtrack", "cp"] and set(info["others"]) == {"backtrack", "cp"} - {result.solver}
+
+
+def test_gather_waits_for_every_engine(spec_3x3):
+    results = gather(Job("rect", spec_3x3, "auto", ALL), ["backtrack", "cp", "cpsat"], Control())
+    assert [r.solver for r in results] == ["backtrack", "cp", "cpsat"]
+    assert len({frozenset(r.solutions) for r in results}) == 1
+
+
+def test_wordscapes_race_equals_single_engine():
+    from cpmodel.boards import parse_crossword
+    from cpmodel.specs import wordscapes_spec
+    from tests.conftest import brute_force_wordscapes
+
+    lexicon = Lexicon("rest site sir eat tea ate set are arts east sea tie".split())
+    spec = wordscapes_spec(parse_crossword("....\n.##.\n....\n"), "retains", lexicon)
+    expected = brute_force_wordscapes(spec)
+    plan = portfolio_plan("wordscapes", cores=2)
+    assert set(race(Job("wordscapes", spec, "auto", ALL), plan, Control()).solutions) == expected
+    single = engines.run(Job("wordscapes", spec, "backtrack", BEST))
+    assert race(Job("wordscapes", spec, "auto", BEST), portfolio_plan("wordscapes", True, 2), Control()).objective == single.objective
+
+
+def test_heuristic_unknown_is_never_none():
+    """The Bananagrams backtracker runs dry on an impossible hand: alone it says unknown,
+    beside CP-SAT the race waits for CP-SAT's proof."""
+    spec = BananaSpec("qqq", ("at", "ta", "cat"))
+    alone = race(Job("banana", spec, "auto"), [Entrant("backtrack")], Control())
+    assert alone.status == UNKNOWN and not alone.stats["portfolio"]["conclusive"]
+    both = race(Job("banana", spec, "auto", time_limit=30), portfolio_plan("banana", cores=1), Control(time_limit=30))
+    assert both.status == NONE and both.solver == "cpsat" and both.complete
+
+
+def test_plan_fits_the_cores():
+    assert portfolio_plan("rect", cores=2) == [Entrant("backtrack"), Entrant("cp", delay=HEAD_START)]
+    assert portfolio_plan("rect", cores=1) == [Entrant("backtrack")]
+    assert portfolio_plan("rect", best=True, cores=2) == [Entrant("backtrack", 2)]
+    assert [e.engine for e in portfolio_plan("banana", cores=1)] == ["backtrack", "cpsat"]  # the prover always runs
+    assert [e.engine for e in portfolio_plan("wordscapes", best=True, cores=4)] == ["backtrack", "cpsat"]
+
+
+def test_a_favourite_that_gives_up_starts_the_others_at_once():
+    """The backtracker runs dry on qqq at once; CP-SAT, given a head start of a minute
+    to wait, starts when it does and proves none long before that minute."""
+    spec = BananaSpec("qqq", ("at", "ta", "cat"))
+    plan = portfolio_plan("banana", cores=2, head_start=60.0)
+    started = time.monotonic()
+    result = race(Job("banana", spec, "auto", time_limit=120), plan, Control(time_limit=120))
+    assert result.status == NONE and result.solver == "cpsat" and time.monotonic() - started < 60
+
+
+def test_shared_incumbent_keeps_the_best():
+    import multiprocessing
+
+    incumbent = SharedIncumbent(multiprocessing.get_context("fork"))
+    assert incumbent.get() is None
+    assert incumbent.offer((10, 50)) and not incumbent.offer((10, 60)) and incumbent.offer((9, 90))
+    assert incumbent.get() == (9, 90)
+
+
+def test_backtracker_adopts_an_outside_bound(spec_3x3):
+    """A bound from another process cuts the search: nothing worse is reported, and
+    an optimum better than the outside bound is still found."""
+    import multiprocessing
+
+    single = engines.run(Job("rect", spec_3x3, "backtrack", BEST))
+    incumbent = SharedIncumbent(multiprocessing.get_context("fork"))
+    incumbent.offer(single.objective)
+    control = Control(incumbent=incumbent)
+    result = engines.run(Job("rect", spec_3x3, "backtrack", BEST), control)
+    assert result.count == 0 and result.complete  # nobody beats the optimum
+    worse = SharedIncumbent(multiprocessing.get_context("fork"))
+    worse.offer((single.objective[0] + 1, 0))
+    assert engines.run(Job("rect", spec_3x3, "backtrack", BEST), Control(incumbent=worse)).objective == single.objective
+
+
+def test_improve_for_stops_after_the_first_solution():
+    control = Control(improve_for=0.05)
+    assert control.stop_reason() is None
+    control.solutions = 1
+    assert control.stop_reason() is None  # the clock starts now
+    time.sleep(0.08)
+    assert control.stop_reason() == "time-limit"
+
+
+# -- the command line ---------------------------------------------------------------
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below ``pid``, read from /proc."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    live = set()
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            live.add(pid)
+    return live
+
+
+def start_race(*args: str) -> tuple[subprocess.Popen, set[int]]:
+    """A CLI race that runs for a while, and its children once both started."""
+    proc = subprocess.Popen([sys.executable, "-m", "cpmodel", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    children: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(children) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        children = descendants(proc.pid)
+    assert len(children) >= 2, "the race never started its children"
+    return proc, children
+
+
+def wait_gone(pids: set[int], seconds: float = 10.0) -> set[int]:
+    deadline = time.monotonic() + seconds
+    while alive(pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return alive(pids)
+
+
+# 5x6 --best with the backtracker in 2 stripes: seconds of work, two children
+LONG_RACE = ("rect", "5x6", "--best", "--jobs", "2", "--json")
+
+
+def test_ctrl_c_stops_the_race_keeps_the_best_and_leaves_no_child():
+    proc, children = start_race(*LONG_RACE)
+    time.sleep(1.0)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    doc = json.loads(out)
+    assert doc["solver"] == "auto" and doc["stopped_by"] == "interrupt" and doc["complete"] is False
+    assert doc["status"] in (FOUND, UNKNOWN)  # never none
+    assert not wait_gone(children)
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGKILL])
+def test_no_child_outlives_a_killed_command(how):
+    proc, children = start_race(*LONG_RACE)
+    proc.send_signal(how)
+    proc.communicate(timeout=60)
+    assert not wait_gone(children), f"children left after {how.name}"
+
+
+def test_json_says_which_engine_answered(tiny_dict):
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--limit", "1", "--json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["solver"] == "auto" and doc["status"] == FOUND
+    assert doc["answered_by"] in ("backtrack", "cp", "cpsat") and doc["portfolio"]["answered"] == doc["answered_by"]
+    assert doc["portfolio"]["conclusive"] is True
+
+
+def test_familiar_default_is_the_proven_optimum(tiny_dict, tiny_lexicon):
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--json")
+    doc = json.loads(proc.stdout)
+    single = engines.run(Job("rect", rectangle_spec(3, 3, tiny_lexicon), "backtrack", BEST))
+    assert doc["mode"] == "familiar" and doc["proven"] is True and doc["status"] == FOUND
+    assert (doc["objective"]["max_rank"], doc["objective"]["sum_rank"]) == single.objective
+    text = run_cli("rect", "3x3", "--dict", tiny_dict)
+    assert text.returncode == 0 and "proven most familiar" in text.stdout and "answered by backtrack" in text.stdout
+
+
+def test_a_list_of_engines_is_a_cross_check(tiny_dict):
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--all", "--solver", "backtrack,cp,cpsat", "--json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and set(doc["solvers"]) == {"backtrack", "cp", "cpsat"}
+    assert doc["agreement"] == "identical solution sets"
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["rect", "3x3", "--solver", "cpst"], "unknown engine 'cpst' for rect; did you mean cpsat?"),
+    (["rect", "3x3", "--solver", "auto,cp"], "auto cannot be part of a list"),
+    (["rect", "3x3", "--solver", "cp,cp"], "cp named twice"),
+    (["rect", "3x3", "--solver", "backtrack,"], "unknown engine ''"),
+    (["banana", "abc", "--solver", "cp"], "unknown engine 'cp' for banana"),
+    (["wordscapes", "BOARD", "abc", "--best", "--solver", "cp"], "--solver cp cannot answer wordscapes --best"),
+])
+def test_bad_solver_is_one_line_exit_2(tmp_path, args, needle):
+    board = tmp_path / "board.txt"
+    board.write_text("...\n")
+    proc = run_cli(*[str(board) if a == "BOARD" else a for a in args])
+    lines = proc.stderr.strip().splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and needle in lines[0], proc.stderr
+
+
+@pytest.fixture
+def tiny_dict(tmp_path, tiny_lexicon):
+    path = tmp_path / "tiny.txt"
+    path.write_text("\n".join(tiny_lexicon.words) + "\n")
+    return str(path)
+
+
+def test_banana_auto_proves_none_with_cpsat(tmp_path):
+    words = tmp_path / "w.txt"
+    words.write_text("at\nta\ncat\n")
+    proc = run_cli("banana", "qqq", "--dict", str(words), "--json")
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["status"] == NONE and doc["answered_by"] == "cpsat"
+    assert doc["portfolio"]["others"]["backtrack"].startswith("unknown")
+
+
+def test_jsonl_through_auto_streams_then_summarises(tiny_dict, tiny_lexicon):
+    proc = run_cli("rect", "3x3", "--dict", tiny_dict, "--all", "--jobs", "1", "--jsonl")
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    *rows, summary = lines
+    expected = brute_force_rectangles(rectangle_spec(3, 3, tiny_lexicon))
+    assert proc.returncode == 0 and {tuple(r["rows"]) for r in rows} == expected
+    assert summary["count"] == len(expected) and summary["answered_by"] == "backtrack" and "solutions" not in summary
+
+
+def test_wordscapes_auto_says_who_answered(tmp_path):
+    board = tmp_path / "ring.txt"
+    board.write_text("....\n.##.\n....\n")
+    words = tmp_path / "w.txt"
+    words.write_text("\n".join("rest site sir eat tea ate set are arts east sea tie".split()) + "\n")
+    doc = json.loads(run_cli("wordscapes", str(board), "retains", "--dict", str(words), "--best", "--json").stdout)
+    assert doc["solver"] == "auto" and doc["answered_by"] in ("backtrack", "cpsat") and doc["complete"]
