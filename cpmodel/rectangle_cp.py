@@ -27,7 +27,8 @@ Options.
                 (an Element on r[s])
     best        minimise  W · max_s r[s] + Σ_s r[s],  W = (m+n)·|longest list| + 1
                 (Knuth's criterion), by branch and bound: every solution adds
-                "objective < its value" and the search goes on where it was.
+                "objective < its value" and the search goes on where it was;
+                a bound (B, S) from another shard adds objective < W·B + S.
 
 Search (measured on 5×6, see docs/modelling.md, "the same model, three engines").
     enumeration   branch on letters: the cell with the fewest letters left,
@@ -64,6 +65,7 @@ class CpRectangleVars:
     word: dict[tuple[str, int], pywrapcp.IntVar] = field(default_factory=dict)  # ("row", i) → r[slot]
     largest: pywrapcp.IntVar | None = None  # best: max_s r[s]
     objective: pywrapcp.IntVar | None = None  # best: W · largest + Σ r
+    weight: int = 0  # best: W
 
 
 def build_model(spec: RectangleSpec, words: bool = False, best: bool = False) -> tuple[pywrapcp.Solver, CpRectangleVars]:
@@ -139,6 +141,7 @@ def _add_rank_objective(solver: pywrapcp.Solver, spec: RectangleSpec, variables:
     longest = max(len(spec.row_words), len(spec.col_words))
     variables.largest = solver.Max(ranks).Var()
     weight = len(ranks) * longest + 1
+    variables.weight = weight
     variables.objective = (variables.largest * weight + solver.Sum(ranks)).Var()
 
 
@@ -188,6 +191,9 @@ def solve(spec: RectangleSpec, request: Request = Request(), control: Control | 
     poll = StopPoll(solver, control)
     monitors = [poll.limit]
     if request.best and variables.objective is not None:
+        if request.bound is not None:  # another shard already has (B, S): only better rectangles count
+            largest, total = request.bound
+            solver.Add(variables.objective < variables.weight * largest + total)
         monitors.append(solver.Minimize(variables.objective, 1))  # branch and bound
 
     sink, best, reached_limit = SolutionSink(request, control), None, False
