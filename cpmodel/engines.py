@@ -28,6 +28,13 @@ def _rect_backtrack(job: Job, control: Control, request) -> SolveResult:
     return solve(job.spec, request, control, orientation=job.option("orientation", "auto"))
 
 
+def _rect_backtrack_orientation(job: Job) -> str:
+    from heuristics.rectangle import choose_orientation
+
+    orientation = job.option("orientation", "auto")
+    return choose_orientation(job.spec) if orientation == "auto" else orientation
+
+
 def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle import solve
 
@@ -79,13 +86,15 @@ class Engine:
     # a sharded run gives it one first-line word per shard: CP-SAT's cost grows faster than
     # the words it is given (5×6, --top 3000: 0.2 s for one first-row word, 10 s for 12)
     small_shards: bool = False
+    # an engine that fills whole lines in one orientation: job → "rows" or "cols" (sharding cuts along it)
+    orientation: Callable[[Job], str] | None = None
 
 
 # Registry order is the portfolio's order of preference: when there are fewer
 # cores than engines, `auto` runs the first ones (measured strongest first,
 # see docs/modelling.md, "the same model, three engines").
 _REGISTRY: dict[str, dict[str, Engine]] = {
-    "rect": {"backtrack": Engine(_rect_backtrack, exact=True), "cp": Engine(_rect_cp, exact=True),
+    "rect": {"backtrack": Engine(_rect_backtrack, exact=True, orientation=_rect_backtrack_orientation), "cp": Engine(_rect_cp, exact=True),
              "cpsat": Engine(_rect_cpsat, exact=True, small_shards=True)},
     "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True, best=False),
                    "cpsat": Engine(_wordscapes_cpsat, exact=True, small_shards=True)},
@@ -108,6 +117,12 @@ def is_exact(puzzle: str, engine: str) -> bool:
 def wants_small_shards(puzzle: str, engine: str) -> bool:
     """True when the engine should get one first-line word per shard."""
     return _REGISTRY[puzzle][engine].small_shards
+
+
+def fill_orientation(job: Job) -> str | None:
+    """"rows" or "cols": the lines this job's engine will fill, or None when it has no fixed order."""
+    orientation = _REGISTRY[job.puzzle][job.engine].orientation
+    return orientation(job) if orientation else None
 
 
 def run(job: Job, control: Control | None = None, on_solution=None) -> SolveResult:
