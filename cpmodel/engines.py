@@ -28,6 +28,13 @@ def _rect_backtrack(job: Job, control: Control, request) -> SolveResult:
     return solve(job.spec, request, control, orientation=job.option("orientation", "auto"))
 
 
+def _rect_backtrack_orientation(job: Job) -> str:
+    from heuristics.rectangle import choose_orientation
+
+    orientation = job.option("orientation", "auto")
+    return choose_orientation(job.spec) if orientation == "auto" else orientation
+
+
 def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
     from cpmodel.rectangle import solve
 
@@ -82,13 +89,16 @@ class Engine:
     # --best reads Control.incumbent while it runs, so a portfolio may split it into stripes
     # that share one bound (cpmodel.portfolio)
     shares_bound: bool = False
+    # an engine that fills whole lines in one orientation: job → "rows" or "cols" (sharding cuts along it)
+    orientation: Callable[[Job], str] | None = None
 
 
 # Registry order is the portfolio's order of preference: when there are fewer
 # cores than engines, `auto` runs the first ones (measured strongest first,
 # see docs/modelling.md, "the same model, three engines").
 _REGISTRY: dict[str, dict[str, Engine]] = {
-    "rect": {"backtrack": Engine(_rect_backtrack, exact=True, shares_bound=True), "cp": Engine(_rect_cp, exact=True),
+    "rect": {"backtrack": Engine(_rect_backtrack, exact=True, shares_bound=True, orientation=_rect_backtrack_orientation),
+             "cp": Engine(_rect_cp, exact=True),
              "cpsat": Engine(_rect_cpsat, exact=True, small_shards=True)},
     "wordscapes": {"backtrack": Engine(_wordscapes_backtrack, exact=True), "cp": Engine(_wordscapes_cp, exact=True),
                    "cpsat": Engine(_wordscapes_cpsat, exact=True, small_shards=True)},
@@ -125,6 +135,12 @@ def objective(job: Job, rows: tuple[str, ...]) -> tuple[int, int]:
 def wants_small_shards(puzzle: str, engine: str) -> bool:
     """True when the engine should get one first-line word per shard."""
     return _REGISTRY[puzzle][engine].small_shards
+
+
+def fill_orientation(job: Job) -> str | None:
+    """"rows" or "cols": the lines this job's engine will fill, or None when it has no fixed order."""
+    orientation = _REGISTRY[job.puzzle][job.engine].orientation
+    return orientation(job) if orientation else None
 
 
 def run(job: Job, control: Control | None = None, on_solution=None) -> SolveResult:

@@ -33,11 +33,11 @@ from cpmodel.jobs import Job
 
 def knuth_estimate(job: Job, probes: int = 2000, seed: int = 0) -> dict:
     """Mean and standard error of Knuth's estimator over ``probes`` random paths (rect only)."""
-    from heuristics.rectangle import RectangleSearch, _members, choose_orientation
+    from cpmodel.engines import fill_orientation
+    from heuristics.rectangle import RectangleSearch, _members
 
     spec = job.spec
-    orientation = job.option("orientation", "auto")
-    orientation = choose_orientation(spec) if orientation == "auto" else orientation
+    orientation = fill_orientation(job.with_engine("backtrack"))  # the estimate is of the backtracker's tree
     search = RectangleSearch(spec, Request(limit=None, count_only=True), Control(), orientation)
     root = _members(search.root())
     rng = random.Random(seed)
@@ -54,7 +54,7 @@ def sample_shards(job: Job, words: tuple[str, ...], budget: float = 10.0, seed: 
     from cpmodel.shards import restrict
 
     if job.puzzle == "rect":  # build the engine's word tables before the clock starts
-        engines.run(replace(job, spec=replace(job.spec, first_row=())))
+        engines.run(restrict(job, ()))
     order = list(words)
     random.Random(seed).shuffle(order)
     seconds, nodes, counts = [], [], []
@@ -78,6 +78,9 @@ def sample_shards(job: Job, words: tuple[str, ...], budget: float = 10.0, seed: 
 
 def plan(job: Job, words: tuple[str, ...], probes: int = 2000, budget: float = 10.0, seed: int = 0) -> dict:
     """Both estimates and what they mean in CPU-hours and workers for one hour."""
+    from cpmodel.shards import pin_orientation
+
+    job = pin_orientation(job)
     sampled = sample_shards(job, words, budget, seed)
     doc = {"first_line_words": len(words), "sampled_shards": sampled}
     cpu_seconds = sampled["seconds"]

@@ -24,6 +24,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 
 from cpmodel.control import Control
@@ -41,7 +42,10 @@ def run_shard(job: Job) -> SolveResult:
     control = Control(time_limit=job.time_limit)
     if _stop_event is not None:
         control.stop = _stop_event  # an Event across processes: is_set() and wait() as threading's
-    return engines.run(job, control)
+    started = time.process_time()
+    result = engines.run(job, control)
+    result.stats["cpu_seconds"] = time.process_time() - started  # what the shard cost, whatever the load
+    return result
 
 
 def _init_local_worker(stop_event, main_pid: int) -> None:

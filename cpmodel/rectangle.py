@@ -83,6 +83,7 @@ Why CP-SAT is slow here, and what we do about it (measured with
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -111,25 +112,34 @@ class RectangleVars:
 
 def build_model(
     spec: RectangleSpec, encoding: str = "table", best: bool = False, enumerating: bool = False,
-    bound: tuple[int, int] | None = None, ranks: bool = False,
+    bound: tuple[int, int] | None = None, ranks: bool = False, lean: bool = False,
 ) -> tuple[cp_model.CpModel, RectangleVars]:
     """The CP-SAT model of ``spec`` and its variables; nothing is solved here.
     ``enumerating`` asks for a model whose every variable the letters determine;
     ``bound`` (with ``best``) keeps only objectives strictly below it; ``ranks``
-    (table encoding, no ids) adds r[slot], the slot word's rank, in each table."""
+    (table encoding, no ids) adds r[slot], the slot word's rank, in each table;
+    ``lean`` drops the Booleans b for a shard (see :func:`lean_applies`)."""
     if encoding not in ENCODINGS:
         raise ValueError(f"unknown encoding {encoding!r}")
     model = cp_model.CpModel()
     m, n = spec.m, spec.n
-    b = [[[model.new_bool_var(f"b[{i},{j},{c}]") for c in ALPHABET] for j in range(n)] for i in range(m)]
-    letter = [[model.new_int_var(0, 25, f"l[{i},{j}]") for j in range(n)] for i in range(m)]
-    variables = RectangleVars(b, letter)
+    filtered = _filtered_words(spec) if spec.row_words and spec.col_words else None
+    if lean and filtered and lean_applies(spec, encoding):
+        # a shard: ℓ[i,j] alone is the cell, its domain the letters the filtered words leave there
+        b = []
+        letter = [[model.new_int_var_from_domain(_cell_domain(filtered, i, j), f"l[{i},{j}]") for j in range(n)]
+                  for i in range(m)]
+        variables = RectangleVars(b, letter)
+    else:
+        b = [[[model.new_bool_var(f"b[{i},{j},{c}]") for c in ALPHABET] for j in range(n)] for i in range(m)]
+        letter = [[model.new_int_var(0, 25, f"l[{i},{j}]") for j in range(n)] for i in range(m)]
+        variables = RectangleVars(b, letter)
 
-    # (1) every cell holds exactly one letter, and ℓ[i,j] = c ⇔ b[i,j,c]
-    for i in range(m):
-        for j in range(n):
-            model.add_exactly_one(b[i][j])
-            model.add_map_domain(letter[i][j], b[i][j])
+        # (1) every cell holds exactly one letter, and ℓ[i,j] = c ⇔ b[i,j,c]
+        for i in range(m):
+            for j in range(n):
+                model.add_exactly_one(b[i][j])
+                model.add_map_domain(letter[i][j], b[i][j])
 
     # a slot length without words: no rectangle exists, and the empty clause says so
     if not spec.row_words or not spec.col_words:
@@ -138,7 +148,7 @@ def build_model(
 
     # (2), (3) every row and every column is a word
     need_ids = spec.distinct or best
-    for kind, index, cells, words in _slots(spec, variables):
+    for kind, index, cells, words in _slots(spec, variables, filtered):
         if need_ids and encoding == "table":
             continue  # the (letters, id) table below states the same constraint
         if ranks and encoding == "table" and words:  # (letters, rank) ∈ {(w, rank of w in its list)}
@@ -151,7 +161,7 @@ def build_model(
 
     # word identities, for distinctness and for the rank objective
     if need_ids:
-        _add_word_ids(model, spec, variables, encoding)
+        _add_word_ids(model, spec, variables, encoding, filtered)
     if spec.distinct:
         model.add_all_different(list(variables.word_id.values()))  # no word used twice
 
@@ -159,7 +169,7 @@ def build_model(
     for i, row in enumerate(spec.pattern or ()):
         for j, c in enumerate(row):
             if c != ".":
-                model.add(b[i][j][ALPHABET.index(c)] == 1)
+                model.add(b[i][j][ALPHABET.index(c)] == 1 if b else letter[i][j] == ALPHABET.index(c))
 
     # symmetric word square: row i is column i
     if spec.symmetric:
@@ -172,15 +182,40 @@ def build_model(
     return model, variables
 
 
-def _slots(spec: RectangleSpec, variables: RectangleVars):
-    """Each row and column: (kind, index, its letter variables, its words).
+def lean_applies(spec: RectangleSpec, encoding: str) -> bool:
+    """Whether a lean model states this spec: a shard (a restricted first line) in an
+    encoding that does not need the Booleans b (onehot links its word choices to them).
+
+    A shard's model is built thousands of times per run, and the 26 Booleans
+    per cell were most of its cost: 5×6 --top 3000, one first-row word, 22 ms
+    of 59 ms CPU (benchmarks/scale.py). With ℓ's domain cut to the filtered
+    letters the tables say everything b said: one letter per cell."""
+    return encoding != "onehot" and (spec.first_row is not None or spec.first_col is not None)
+
+
+def _filtered_words(spec: RectangleSpec) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
+    """Per row and per column, the words its table holds.
 
     With a pattern or a restricted first line (a shard), the words are first
     filtered to arc consistency (:func:`consistent_words`): a few first rows
     leave each table a small fraction of the lexicon, which CP-SAT loads and
     propagates far faster."""
     restricted = spec.pattern or spec.first_row is not None or spec.first_col is not None
-    rows, cols = consistent_words(spec) if restricted else ([spec.row_words] * spec.m, [spec.col_words] * spec.n)
+    return consistent_words(spec) if restricted else ([spec.row_words] * spec.m, [spec.col_words] * spec.n)
+
+
+def _cell_domain(filtered, i: int, j: int) -> cp_model.Domain:
+    """The letters row i's filtered words put in cell (i,j) (all 26 when a slot is empty:
+    its empty clause then says infeasible, and CP-SAT rejects an empty domain)."""
+    rows, cols = filtered
+    if not all(rows) or not all(cols):
+        return cp_model.Domain(0, 25)
+    return cp_model.Domain.from_values(sorted({ord(c) - 97 for c in {w[j] for w in rows[i]}}))
+
+
+def _slots(spec: RectangleSpec, variables: RectangleVars, filtered=None):
+    """Each row and column: (kind, index, its letter variables, its words)."""
+    rows, cols = filtered or _filtered_words(spec)
     for i in range(spec.m):
         yield "row", i, variables.letter[i], rows[i]
     for j in range(spec.n):
@@ -262,8 +297,11 @@ def _words_of(words: tuple[str, ...], word_set: int) -> tuple[str, ...]:
     return tuple(words[k] for k, d in enumerate(digits) if d == "1")
 
 
-def _codes(word: str) -> list[int]:
-    return [ALPHABET.index(c) for c in word]
+@functools.lru_cache(maxsize=1 << 17)
+def _codes(word: str) -> tuple[int, ...]:
+    """'cab' → (2, 0, 1) (the words are a-z, checked when the lexicon is read); kept,
+    because a sharded run states the same words in thousands of small tables."""
+    return tuple(code - 97 for code in word.encode())
 
 
 def _add_layered_automaton(model, kind, index, cells, dawg) -> None:
@@ -309,17 +347,17 @@ def _b_cells(variables, kind, index, length):
     return [variables.b[i][index] for i in range(length)]
 
 
-def _add_word_ids(model, spec, variables, encoding) -> None:
+def _add_word_ids(model, spec, variables, encoding, filtered=None) -> None:
     """id(slot) = the slot word's number in the shared vocabulary R ∪ C."""
     vocabulary = list(dict.fromkeys(spec.row_words + spec.col_words))
     number = {w: k for k, w in enumerate(vocabulary)}
-    for kind, index, cells, words in _slots(spec, variables):
+    for kind, index, cells, words in _slots(spec, variables, filtered):
         if encoding == "onehot":
             select = variables.select[(kind, index)]
             variables.word_id[(kind, index)] = sum(number[w] * s for w, s in zip(words, select))
         else:
             word_id = model.new_int_var(0, len(vocabulary) - 1, f"id[{kind}{index}]")
-            model.add_allowed_assignments(cells + [word_id], [_codes(w) + [number[w]] for w in words])
+            model.add_allowed_assignments(cells + [word_id], [(*_codes(w), number[w]) for w in words])
             variables.word_id[(kind, index)] = word_id
 
 
@@ -425,7 +463,7 @@ def solve(
     enumerating = not request.best and request.limit != 1
     by_rank = order == "rank" and not request.best and not spec.distinct
     model, variables = build_model(spec, encoding, best=request.best, enumerating=enumerating, bound=request.bound,
-                                   ranks=by_rank)
+                                   ranks=by_rank, lean=True)
     if by_rank and variables.rank:
         model.add_decision_strategy(list(variables.rank.values()), cp_model.CHOOSE_LOWEST_MIN, cp_model.SELECT_MIN_VALUE)
     letters = [v for row in variables.letter for v in row]

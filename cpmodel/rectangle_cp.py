@@ -77,6 +77,7 @@ class CpRectangleVars:
     word: dict[tuple[str, int], pywrapcp.IntVar] = field(default_factory=dict)  # ("row", i) → r[slot]
     largest: pywrapcp.IntVar | None = None  # best: max_s r[s]
     objective: pywrapcp.IntVar | None = None  # best: W · largest + Σ r
+    weight: int = 0  # best: W
 
 
 def build_model(spec: RectangleSpec, words: bool = False, best: bool = False) -> tuple[pywrapcp.Solver, CpRectangleVars]:
@@ -164,6 +165,7 @@ def _add_rank_objective(solver: pywrapcp.Solver, spec: RectangleSpec, variables:
     longest = max(len(spec.row_words), len(spec.col_words))
     variables.largest = solver.Max(ranks).Var()
     weight = len(ranks) * longest + 1
+    variables.weight = weight
     variables.objective = (variables.largest * weight + solver.Sum(ranks)).Var()
 
 

@@ -4,7 +4,8 @@ Embarrassingly parallel search (Régin, Rezgui & Malapert, CP 2013): cut the
 search space into many subproblems that share nothing, solve them anywhere,
 and combine the answers. Here a subproblem fixes the *first line*:
 
-* ``rect``: row 1 may only take the words of one group (``spec.first_row``);
+* ``rect``: the first row (``spec.first_row``) or the first column
+  (``spec.first_col``) may only take the words of one group;
 * ``wordscapes``: the slot with the most candidates may only take one group
   of them.
 
@@ -14,11 +15,32 @@ shards' sets is the whole set, their counts add up, and the optimum is the
 best of the shards' optima. Each shard is an ordinary :class:`~cpmodel.jobs.Job`
 that any engine solves without knowing it is a shard.
 
+Which line (rect). The backtracker fills rows or columns by its own rule,
+asked through :func:`cpmodel.engines.fill_orientation` and never restated here.
+A shard must fix the first line *it* fills: then the shards' trees are the
+level-1 subtrees of the one-job tree and add up to it node for node. Fixing
+the other line instead only trims one crossing line at every level, and each
+shard walks most of the whole tree again (a 5×6 count, 1,000 column words ×
+16,703 row words, filled by columns: 28.7M nodes over 256 row shards against
+3.09M in one job). CP-SAT and classic CP have no fill order; their shards fix
+the line with the fewer words (fewer models to build), on a tie the longer
+words (a fixed line of n letters pre-filters n crossing tables).
+
+Pairs. When more shards are asked for than there are first-line words (big
+clusters, small lists), a shard fixes a *pair*: a group of first-line words
+and the first letter of the second line (a pattern cell every engine and the
+validator already honour). That splits each word's subtree by the second
+line's word, up to 26 ways, at no cost in extra nodes.
+
 Groups are stripes of the rank-ordered words (group k holds words k, k+S,
 k+2S, …), so common and rare words mix and the shards come out of similar
 size. A backtracker's work is additive in the words it is given, so it gets
 ``DEFAULT_SHARDS`` groups (fewer jobs, less overhead); CP-SAT's is not, so it
 gets one word per shard (see ``engines.wants_small_shards``).
+
+When sharding pays (:func:`worth_sharding`). A pool costs about a second
+(processes, imports, word tables in each worker); a search smaller than
+that runs in one process. Its size comes from a quick Knuth estimate.
 
 :class:`Merger` is the one place that knows how shard results combine.
 """
@@ -29,11 +51,16 @@ import hashlib
 from dataclasses import dataclass, replace
 
 from cpmodel.control import Request
-from cpmodel.engines import wants_small_shards
+from cpmodel.engines import fill_orientation, wants_small_shards
 from cpmodel.jobs import Job
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 
 DEFAULT_SHARDS = 256  # 30-100 per worker on 2-8 workers; --shards N for bigger clusters
+# Knuth-estimated backtracker nodes below which one process beats a pool (about 2 s of search
+# against about 1 s to start 2 workers and build their tables; benchmarks/scale.py measures both)
+PAYS_NODES = 2_000_000
+# CP-SAT enumerates a whole rectangle slowly well before the backtracker needs a second core
+PAYS_NODES_SMALL_SHARDS = 20_000
 
 
 @dataclass(frozen=True)
@@ -48,13 +75,27 @@ def shardable(job: Job) -> bool:
     return job.puzzle in ("rect", "wordscapes") and (job.request.limit is None or job.request.best)
 
 
+def split_line(job: Job) -> str:
+    """rect: "row" or "col", the first line a shard fixes (see the module docstring)."""
+    spec = job.spec
+    orientation = fill_orientation(job)
+    if orientation:
+        return "row" if orientation == "rows" else "col"
+    rows, cols = len(spec.first_row or spec.row_words), len(spec.first_col or spec.col_words)
+    if rows != cols:
+        return "row" if rows < cols else "col"
+    return "row" if spec.n >= spec.m else "col"
+
+
 def first_line_words(job: Job) -> tuple[str, ...]:
     """The words the first line can take, in rank order (the shards' raw material)."""
     spec = job.spec
     if job.puzzle == "rect":
+        if split_line(job) == "col":
+            spec = spec.transposed()  # the first column is the first row of the transposed puzzle
         words = spec.first_row if spec.first_row is not None else spec.row_words
         fixed = spec.pattern[0] if spec.pattern else "." * spec.n
-        starts = {w[0] for w in spec.col_words}  # row 1's letter j starts column j
+        starts = {w[0] for w in spec.col_words}  # the line's letter j starts crossing line j
         return tuple(w for w in words if all(c in starts and f in (".", c) for c, f in zip(w, fixed)))
     return spec.candidates[split_slot(spec)] if spec.slots else ()
 
@@ -65,27 +106,86 @@ def split_slot(spec) -> int:
 
 
 def split(job: Job, shards: int | None = None) -> list[Shard]:
-    """The job as independent shards, ids 0..S-1. ``shards`` overrides the default count."""
+    """The job as independent shards, ids 0..S-1. ``shards`` overrides the default count;
+    more shards than first-line words gives pair shards (rect)."""
+    job = pin_orientation(job)
     words = first_line_words(job)
     if not words:  # nothing can stand on the first line: one shard, the engine proves it
         return [Shard(0, job, 0)]
     if shards is None:
         shards = len(words) if wants_small_shards(job.puzzle, job.engine) else DEFAULT_SHARDS
+    if shards > len(words) and job.puzzle == "rect":
+        pairs = pair_shards(job, words, shards)
+        if pairs:
+            return pairs
     count = max(1, min(shards, len(words)))
     groups = [words[k::count] for k in range(count)]
     return [Shard(k, restrict(job, group), len(group)) for k, group in enumerate(groups)]
 
 
-def restrict(job: Job, group: tuple[str, ...]) -> Job:
+def pin_orientation(job: Job) -> Job:
+    """A backtracker's shards fill the lines the plan was cut along, whatever its rule says later."""
+    orientation = fill_orientation(job) if job.puzzle == "rect" else None
+    return replace(job, options={**job.options, "orientation": orientation}) if orientation else job
+
+
+def pair_shards(job: Job, words: tuple[str, ...], shards: int) -> list[Shard]:
+    """About ``shards`` shards, each a group of first-line words and one first letter of the
+    second line; [] when the second line cannot split (one line, squares, a fixed letter)."""
+    spec = job.spec.transposed() if split_line(job) == "col" else job.spec
+    if spec.m < 2 or spec.symmetric or (spec.pattern and spec.pattern[1][0] != "."):
+        return []
+    prefixes = {w[:2] for w in spec.col_words}  # the first crossing line starts with word[0] + letter
+    seconds = {w[0] for w in spec.row_words}  # and the second line starts with that letter
+    by_letter: dict[str, list[str]] = {}
+    for word in words:
+        for letter in sorted({p[1] for p in prefixes if p[0] == word[0]} & seconds):
+            by_letter.setdefault(letter, []).append(word)
+    pairs = sum(map(len, by_letter.values()))
+    plan = []
+    for letter, group_words in sorted(by_letter.items()):
+        count = max(1, min(len(group_words), round(shards * len(group_words) / pairs)))
+        for k in range(count):
+            group = tuple(group_words[k::count])
+            plan.append(Shard(len(plan), restrict(job, group, second=letter), len(group)))
+    return plan
+
+
+def restrict(job: Job, group: tuple[str, ...], second: str | None = None) -> Job:
+    """The job with its first line limited to ``group`` (and, for a pair shard, the second
+    line's first letter fixed to ``second``)."""
     spec = job.spec
     if job.puzzle == "rect":
-        return replace(job, spec=replace(spec, first_row=group))
+        column = split_line(job) == "col"
+        spec = replace(spec, first_col=group) if column else replace(spec, first_row=group)
+        if second is not None:
+            cell = (0, 1) if column else (1, 0)
+            spec = replace(spec, pattern=_with_letter(spec.pattern, spec.m, spec.n, cell, second))
+        return replace(job, spec=spec)
     slot = split_slot(spec)
     candidates = spec.candidates[:slot] + (group,) + spec.candidates[slot + 1:]
-    rank_of = dict(zip(spec.candidates[slot], spec.ranks[slot])) if spec.ranks else {}
-    ranks = spec.ranks[:slot] + (tuple(rank_of[w] for w in group),) + spec.ranks[slot + 1:] if spec.ranks else ()
-    # ranks[k] stays aligned with candidates[k]: --best reads a word's rank from them
+    ranks = spec.ranks
+    if ranks:  # ranks[k][i] belongs to candidates[k][i]: keep them in step (--best reads them)
+        rank_of = dict(zip(spec.candidates[slot], ranks[slot]))
+        ranks = ranks[:slot] + (tuple(rank_of[w] for w in group),) + ranks[slot + 1:]
     return replace(job, spec=replace(spec, candidates=candidates, ranks=ranks))
+
+
+def _with_letter(pattern, m: int, n: int, cell: tuple[int, int], letter: str) -> tuple[str, ...]:
+    rows = [list(row) for row in (pattern or ("." * n,) * m)]
+    rows[cell[0]][cell[1]] = letter
+    return tuple("".join(row) for row in rows)
+
+
+def worth_sharding(job: Job, probes: int = 200) -> bool:
+    """Whether a pool pays for this job: wordscapes always; rect when Knuth's estimate
+    of the backtracker's tree is big enough (0.1 s for 200 probes on the full lexicon)."""
+    if job.puzzle != "rect":
+        return True
+    from cpmodel.estimate import knuth_estimate
+
+    nodes = knuth_estimate(job, probes)["nodes"]
+    return nodes >= (PAYS_NODES_SMALL_SHARDS if wants_small_shards(job.puzzle, job.engine) else PAYS_NODES)
 
 
 def with_bound(job: Job, bound: tuple[int, int] | None, time_limit: float | None) -> Job:
@@ -94,14 +194,25 @@ def with_bound(job: Job, bound: tuple[int, int] | None, time_limit: float | None
     return replace(job, request=request, time_limit=time_limit)
 
 
-def job_key(job: Job, shards: int) -> str:
+def job_key(job: Job, plan: list[Shard]) -> str:
     """A hash of the question and the shard plan: what a checkpoint must match.
 
-    The engine is left out (any exact engine gives the same shard answers),
-    as are the time limit and --best's bound."""
+    The plan is hashed shard by shard (the line and words each fixes), so a
+    change of the cutting rule cannot resume into the wrong shards. The
+    engine is left out (any exact engine gives the same shard answers), as
+    are the time limit and --best's bound."""
     question = Request(limit=job.request.limit, count_only=job.request.count_only, best=job.request.best)
-    text = repr((job.puzzle, job.spec, question, shards))
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    digest = hashlib.sha256(repr((job.puzzle, job.spec, question, len(plan))).encode())
+    for shard in plan:
+        digest.update(repr(_cut(shard.job)).encode())
+    return digest.hexdigest()[:32]
+
+
+def _cut(job: Job) -> tuple:
+    spec = job.spec
+    if job.puzzle == "rect":
+        return spec.first_row, spec.first_col, spec.pattern
+    return spec.candidates[split_slot(spec)]
 
 
 class Merger:
@@ -119,6 +230,7 @@ class Merger:
         self.best: tuple[int, int] | None = None
         self.best_rows: tuple[str, ...] | None = None
         self.nodes = self.branches = 0
+        self.cpu_seconds = 0.0  # the shards' own CPU time, summed (what the work costs on an idle core)
 
     @property
     def bound(self) -> tuple[int, int] | None:
@@ -131,6 +243,7 @@ class Merger:
             self.resumed += resumed
         self.nodes += result.stats.get("nodes", 0)
         self.branches += result.stats.get("branches", 0)
+        self.cpu_seconds += result.stats.get("cpu_seconds", 0.0)
         if self.job.request.best:
             if result.objective is not None and (self.best is None or result.objective < self.best):
                 self.best, self.best_rows = result.objective, result.solutions[0]
@@ -164,5 +277,7 @@ class Merger:
             stats["nodes"] = self.nodes
         if self.branches:
             stats["branches"] = self.branches
+        if self.cpu_seconds:
+            stats["cpu_seconds"] = round(self.cpu_seconds, 3)
         return SolveResult(self.job.engine, status, complete, count, self.solutions(), seconds,
                            None if complete else (stopped_by or "time-limit"), self.best, stats)

@@ -19,7 +19,8 @@ Constraints.
 Objective (``--best``, the most familiar fill), as for rectangles:
     ρ[s] = rank(w[s])  (AddElement; a word's rank among the lexicon's words of its length)
     minimise W · max_s ρ[s] + Σ_s ρ[s],   W = (number of slots) · (largest rank) + 1
-so the largest rank comes first and the sum breaks ties.
+so the largest rank comes first and the sum breaks ties. A bound (B, S) from
+another shard adds  W · max ρ + Σ ρ < W · B + S  (only better fills count).
 
 w[s] is determined by the letters (each word has one number), so every fill
 is enumerated exactly once.
@@ -39,9 +40,9 @@ from cpmodel.specs import WordscapesSpec
 from cpmodel.validate import check_wordscapes
 
 
-def build_model(spec: WordscapesSpec, best: bool = False):
+def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int] | None = None):
     """(model, letters) where letters maps each open cell to its variable;
-    ``best`` adds the rank objective."""
+    ``best`` adds the rank objective, kept strictly below ``bound`` (another shard's best)."""
     model = cp_model.CpModel()
     letters = {cell: model.new_int_var(0, 25, f"l{cell}") for cell in sorted(spec.board.cells)}
     for cell, fixed in spec.board.cells.items():
@@ -62,12 +63,12 @@ def build_model(spec: WordscapesSpec, best: bool = False):
     for cell in spec.lone_cells:  # (3) a cell in no slot still takes a wheel letter
         model.add_allowed_assignments([letters[cell]], [[c] for c in wheel])
     if best and word_ids and vocabulary:  # no candidate at all: the empty tables are infeasible already
-        _add_rank_objective(model, spec, vocabulary, word_ids)
+        _add_rank_objective(model, spec, vocabulary, word_ids, bound)
     return model, letters
 
 
-def _add_rank_objective(model, spec: WordscapesSpec, vocabulary: list[str], word_ids) -> None:
-    """minimise W · (largest rank) + (sum of ranks)."""
+def _add_rank_objective(model, spec: WordscapesSpec, vocabulary: list[str], word_ids, bound=None) -> None:
+    """minimise W · (largest rank) + (sum of ranks), below ``bound`` = (B, S) if given."""
     rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
     table = [rank_of[w] for w in vocabulary]
     top = max(table)
@@ -78,7 +79,11 @@ def _add_rank_objective(model, spec: WordscapesSpec, vocabulary: list[str], word
         ranks.append(rank)
     largest = model.new_int_var(0, top, "largest_rank")
     model.add_max_equality(largest, ranks)
-    model.minimize((len(ranks) * top + 1) * largest + sum(ranks))
+    weight = len(ranks) * top + 1
+    objective = weight * largest + sum(ranks)
+    if bound is not None:  # another shard already has (B, S): only better fills count
+        model.add(objective < weight * bound[0] + bound[1])
+    model.minimize(objective)
 
 
 class _Collector(cp_model.CpSolverSolutionCallback):
@@ -109,7 +114,7 @@ def solve(spec: WordscapesSpec, request: Request = Request(), control: Control |
     """Build and solve; ``params`` are ``--param`` SatParameters lines, applied last."""
     control = control or Control()
     started = time.perf_counter()
-    model, letters = build_model(spec, best=request.best)
+    model, letters = build_model(spec, best=request.best, bound=request.bound if request.best else None)
     solver = cp_model.CpSolver()
     prepare(solver, control, log, workers=1)  # one worker: boards are small, enumeration needs it
     solver.parameters.enumerate_all_solutions = request.limit != 1 and not request.best

@@ -8,7 +8,8 @@ and ``none`` only after the whole tree.
 
 ``--best`` (the most familiar fill) is branch and bound on (largest rank, sum
 of ranks): the placed words' ranks bound any completion from below, so a
-branch whose (max, sum) cannot beat the best fill found is cut, and each
+branch whose (max, sum) cannot beat the best fill found (or a request's
+bound, another shard's best) is cut, and each
 slot's candidates are tried most common first.
 """
 
@@ -36,6 +37,7 @@ class SlotFiller:
         self.rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
         self.placed_ranks: list[int] = []  # ranks of the words placed so far (for --best)
         self.best: tuple[int, int] | None = None
+        self.threshold = request.bound if request.best else None  # beat this (another shard's best)
 
     def fits(self, slot, word: str) -> bool:
         letters = self.letters
@@ -60,7 +62,7 @@ class SlotFiller:
         if not open_slots:
             self._complete()
             return
-        if self.best is not None and not self._may_improve(self.placed_ranks):
+        if (self.best or self.threshold) is not None and not self._may_improve(self.placed_ranks):
             return
         options = {k: [w for w in self.spec.candidates[k] if w not in self.used and self.fits(self.spec.slots[k], w)]
                    for k in open_slots}
@@ -80,8 +82,9 @@ class SlotFiller:
 
     def _may_improve(self, ranks: list[int]) -> bool:
         """Could a fill with these words (and more) beat the best? Ranks only grow."""
+        to_beat = self.best or self.threshold
         largest, total = max(ranks, default=0), sum(ranks)
-        return largest < self.best[0] or (largest == self.best[0] and total < self.best[1])
+        return largest < to_beat[0] or (largest == to_beat[0] and total < to_beat[1])
 
     def _complete(self) -> None:
         """All slots hold words; free lone cells take each wheel letter in turn."""
@@ -99,7 +102,7 @@ class SlotFiller:
 
     def _improve(self) -> None:
         """--best: keep this fill if it beats the best (its lone cells take the first wheel letter)."""
-        if self.best is not None and not self._may_improve(self.placed_ranks):
+        if (self.best or self.threshold) is not None and not self._may_improve(self.placed_ranks):
             return
         first = sorted(set(self.spec.wheel))[0]
         rows = self.spec.render({**self.letters, **{cell: first for cell in self.free_lone}})

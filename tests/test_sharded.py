@@ -14,12 +14,18 @@ from dataclasses import replace
 
 import pytest
 
+from concurrent.futures import Future
+
+from rich.console import Console
+
 from cpmodel import engines
+from cpmodel.boards import parse_crossword
+from cpmodel.commands.sharded import Output, Progress, _drive
 from cpmodel.control import Request
 from cpmodel.jobs import Job
-from cpmodel.lexicon import load_default
-from cpmodel.shards import Merger, split
-from cpmodel.specs import rectangle_spec
+from cpmodel.lexicon import Lexicon, load_default
+from cpmodel.shards import Merger, split, split_line, with_bound, worth_sharding
+from cpmodel.specs import rectangle_spec, wordscapes_spec
 from cpmodel.validate import rectangle_problems
 from tests.conftest import ROOT, run_cli
 
@@ -88,8 +94,140 @@ def test_wordscapes_sharded_count(tmp_path, engine):
     assert counts[0] == counts[1] == 14355
 
 
+def _nodes(result) -> int:
+    return result.stats.get("nodes", 0)
+
+
+def _run_plan(plan) -> list:
+    return [engines.run(shard.job) for shard in plan]
+
+
+@pytest.mark.parametrize("orientation", ["rows", "cols"])
+def test_shards_cut_the_lines_the_backtracker_fills(orientation):
+    """The shards' trees are the one job's level-1 subtrees: the same nodes, not more."""
+    spec = rectangle_spec(3, 4, load_default(), top=400)
+    job = Job("rect", spec, "backtrack", Request(limit=None, count_only=True), options={"orientation": orientation})
+    whole = engines.run(job)
+    plan = split(job, 16)
+    assert split_line(job) == orientation[:-1]
+    assert all((s.job.spec.first_row if orientation == "rows" else s.job.spec.first_col) is not None for s in plan)
+    parts = _run_plan(plan)
+    assert sum(p.count for p in parts) == whole.count > 0
+    assert sum(map(_nodes, parts)) == _nodes(whole)
+
+
+def test_shards_ask_the_backtracker_for_its_orientation(monkeypatch):
+    """A new fill rule in the backtracker moves the cut with it (no second copy of the rule)."""
+    import heuristics.rectangle
+
+    spec = rectangle_spec(3, 4, load_default(), top=400)  # today's rule fills the 4-letter rows
+    job = Job("rect", spec, "backtrack", Request(limit=None, count_only=True))
+    assert split_line(job) == "row"
+    monkeypatch.setattr(heuristics.rectangle, "choose_orientation", lambda spec: "cols")
+    assert split_line(job) == "col"
+    plan = split(job, 8)
+    assert all(s.job.spec.first_col is not None and s.job.option("orientation") == "cols" for s in plan)
+    whole = engines.run(job)
+    assert whole.stats["orientation"] == "cols"
+    parts = _run_plan(plan)
+    assert sum(p.count for p in parts) == whole.count and sum(map(_nodes, parts)) == _nodes(whole)
+
+
+@pytest.mark.parametrize("engine", RECT_ENGINES)
+def test_pair_shards_partition_the_solutions(spec_3x3, engine):
+    job = Job("rect", spec_3x3, engine, Request(limit=None))
+    whole = engines.run(job)
+    plan = split(job, 400)  # more shards than first-line words: pairs
+    assert len(plan) > 120 and any(s.job.spec.pattern for s in plan)
+    merged_result = merged(job, 400)
+    assert set(merged_result.solutions) == set(whole.solutions) and merged_result.count == whole.count
+
+
+def test_pair_shards_add_only_the_first_level():
+    """Pairs split each first word's subtree by the second line's first letter:
+    below level 0 the nodes are the one job's, node for node."""
+    spec = rectangle_spec(4, 4, load_default(), top=300)
+    job = Job("rect", spec, "backtrack", Request(limit=None, count_only=True))
+    whole = engines.run(job)
+    parts = _run_plan(split(job, 900))
+    assert sum(p.count for p in parts) == whole.count
+    below = [sum(p.stats["profile"][k] for p in parts) for k in range(1, 4)]
+    assert below == whole.stats["profile"][1:]
+
+
+def test_small_searches_stay_in_one_process():
+    small = Job("rect", rectangle_spec(3, 3, load_default(), top=120), "backtrack", Request(limit=None, count_only=True))
+    big = Job("rect", rectangle_spec(5, 6, load_default(), top=5000), "backtrack", Request(limit=None, count_only=True))
+    assert not worth_sharding(small) and worth_sharding(big)
+    proc = run_cli("rect", "3x3", "--top", "120", "--count", "--jobs", "2", "--solver", "backtrack", "--json")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["count"] == engines.run(small).count
+    assert "shards" not in json.loads(proc.stdout)
+
+
+# -- --best: the bound travels with every shard submitted after it improved ------------
+
+
+class SerialPool:
+    """A pool that runs each shard at once, in this process, and records the bound it came with."""
+
+    workers, where = 1, "this process"
+
+    def __init__(self):
+        self.bounds = []
+
+    def submit(self, job):
+        self.bounds.append(job.request.bound)
+        future = Future()
+        future.set_result(engines.run(job))
+        return future
+
+    def stop(self):
+        pass
+
+
+def _best_through_drive(job, shards):
+    plan = split(job, shards)
+    pool, merger = SerialPool(), Merger(job, len(plan), keep_solutions=True)
+    quiet = Console(file=open(os.devnull, "w"))
+    _drive(pool, plan, job, merger, None, Output("json", quiet, "x", False), Progress(quiet, "test", len(plan)))
+    return plan, pool.bounds, merger.result(0.0, None)
+
+
+def _work(result) -> int:
+    return result.stats.get("nodes") or result.stats.get("branches", 0)
+
+
+WORDSCAPES_WORDS = Lexicon("""ten net tea eat ate eta tan ant nat tae neat ante etna anet sate seat east teas eats
+set sea tee see ens sen tens nets ease tease setae sat tat""".split(), source="tiny")
+
+
+def _best_jobs():
+    rect = rectangle_spec(4, 4, load_default(), top=300)
+    board = wordscapes_spec(parse_crossword("....\n.#.#\n....\n.#.#"), "aenstte", WORDSCAPES_WORDS)
+    return [Job("rect", rect, engine, Request(limit=None, best=True)) for engine in RECT_ENGINES] + [
+        Job("wordscapes", board, engine, Request(limit=None, best=True)) for engine in ("backtrack", "cpsat")]
+
+
+@pytest.mark.parametrize("job", _best_jobs(), ids=lambda j: f"{j.puzzle}-{j.engine}")
+def test_best_shares_its_bound_as_it_improves(job):
+    whole = engines.run(job)
+    plan, bounds, result = _best_through_drive(job, 12)
+    assert result.complete and result.objective == whole.objective is not None
+    carried = [b for b in bounds if b is not None]
+    assert len(carried) >= len(bounds) - 3  # every shard after the first improvement carries it
+    assert carried == sorted(carried, reverse=True) and carried[-1] >= result.objective
+    # the bound cuts: the same shards without it do more work, and each shard with it
+    # reports only strictly better answers
+    alone = [engines.run(shard.job) for shard in plan]
+    assert min(r.objective for r in alone if r.objective) == whole.objective
+    assert sum(map(_work, alone)) > result.stats.get("nodes", result.stats.get("branches", 0))
+    for shard in plan:
+        beaten = engines.run(with_bound(shard.job, whole.objective, None))
+        assert beaten.objective is None and beaten.complete
+
+
 def test_jsonl_lines_are_valid_rectangles(spec_3x3):
-    proc = run_cli("rect", "3x3", "--top", "120", "--all", "--jsonl", "--jobs", "2", "--solver", "backtrack")
+    proc = run_cli("rect", "3x3", "--top", "120", "--all", "--jsonl", "--jobs", "2", "--shards", "8", "--solver", "backtrack")
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     *solutions, summary = lines
@@ -173,6 +311,7 @@ def dask_cluster():
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        assert all(proc.poll() is not None for proc in procs)  # no scheduler or worker outlives the test
 
 
 def _local_4x4() -> set:
@@ -190,14 +329,22 @@ def test_dask_enumerates_like_the_local_pool(dask_cluster):
 
 
 def test_dask_survives_a_lost_worker(dask_cluster):
+    """One word per shard (1,000 shards), and a worker killed as soon as the first shard has
+    streamed its rectangles: Dask re-runs the lost worker's shard, and the set stays exact."""
     address, workers = dask_cluster
-    args = ("rect", "4x4", "--top", "1000", "--all", "--jsonl", "--solver", "cpsat", "--scheduler", address)
+    args = ("rect", "4x4", "--top", "1000", "--all", "--jsonl", "--solver", "backtrack", "--shards", "1000",
+            "--scheduler", address)
     run = subprocess.Popen(_cli(*args), cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    time.sleep(4)
-    assert run.poll() is None, "the run ended before a worker could be killed"
-    workers[0].kill()
-    out, _ = run.communicate(timeout=300)
+    try:
+        first = run.stdout.readline()
+        assert first and run.poll() is None, "the run ended before a worker could be killed"
+        workers[0].kill()
+        rest, _ = run.communicate(timeout=300)
+    finally:
+        if run.poll() is None:  # a failed test leaves no client behind either
+            run.kill()
+            run.wait()
     assert run.returncode == 0
-    *lines, summary = [json.loads(line) for line in out.splitlines()]
-    assert summary["count"] == 16464 and summary["complete"]
+    *lines, summary = [json.loads(line) for line in (first + rest).splitlines()]
+    assert summary["count"] == 16464 and summary["complete"] and summary["shards"]["total"] == 1000
     assert {tuple(d["rows"]) for d in lines} == _local_4x4()

@@ -138,7 +138,7 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     shards = split(job, options.shards)
     output = Output(options.output, stdout, what, job.request.count_only)
     merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
-    checkpoint = Checkpoint(options.checkpoint, job_key(job, len(shards)), len(shards)) if options.checkpoint else None
+    checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), len(shards)) if options.checkpoint else None
     for shard_id, record in (checkpoint.records.items() if checkpoint else ()):
         result = recorded_result(record, job.engine)
         merger.add(shard_id, result, resumed=True)
@@ -254,7 +254,7 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
              stdout: Console, stderr: Console) -> int | None:
     """Run the job here when the options ask for sharding, streaming or an estimate;
     None hands it back to the plain run (commands.common.run_solvers)."""
-    from cpmodel.shards import shardable
+    from cpmodel.shards import shardable, worth_sharding
 
     output = output_mode(args)
     options = ShardOptions(jobs=args.jobs or default_jobs(), scheduler=args.scheduler, checkpoint=args.checkpoint,
@@ -264,9 +264,10 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
         raise InputError("--scheduler, --checkpoint, --shards and --estimate apply to --all, --count and --best")
     if args.estimate:
         return run_estimate(job.with_engine(shard_engine(job.puzzle, job.engine)), options, header, stdout, stderr)
-    sharded = shardable(job) and len(engines_chosen) == 1 and (options.jobs > 1 or options.scheduler or options.checkpoint)
-    explicit = options.scheduler or options.checkpoint or options.shards
-    if (job.engine == "auto" and job.request.best or job.request.improve_for is not None) and not explicit:
+    asked = options.scheduler or options.checkpoint or options.shards  # shard even a small search
+    sharded = shardable(job) and len(engines_chosen) == 1 and (
+        asked or (options.jobs > 1 and worth_sharding(job.with_engine(shard_engine(job.puzzle, job.engine)))))
+    if (job.engine == "auto" and job.request.best or job.request.improve_for is not None) and not asked:
         # auto's race splits --best into stripes that share the bound as they run (cpmodel.portfolio);
         # the familiar-words default (rect, no mode option) streams its first rectangle and stops improving in time
         sharded = False
