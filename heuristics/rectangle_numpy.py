@@ -37,6 +37,7 @@ Not covered here (the reference handles them): ``--best``, ``--distinct`` and
 
 from __future__ import annotations
 
+import ctypes
 from dataclasses import dataclass
 
 import numpy as np
@@ -76,14 +77,15 @@ class BatchTables:
     relevant: list[np.ndarray] | None  # per position j: (sigs, words of bucket bits) uint64
     buckets: int
     limbs: int  # 64-bit words per bucket
+    index_of: dict[str, int]  # fill word → internal index
 
     @classmethod
     def build(cls, fill_words, cross_words, width: int, first_cross=None) -> "BatchTables":
         size = len(fill_words)
         order = sorted(range(size), key=fill_words.__getitem__)
-        codes = np.array([[ord(c) - 97 for c in fill_words[r]] for r in order], dtype=np.intp).reshape(size, width)
+        codes = letter_codes([fill_words[r] for r in order], width)
         child, sigs, roots = _integer_trie(cross_words, width, first_cross)
-        follower_sets, sig_of = np.unique(np.array(sigs, dtype=np.int64), return_inverse=True)
+        follower_sets, sig_of = np.unique(sigs, return_inverse=True)
         total = max(1, -(-size // 64))
         limbs = total if total <= ONE_BUCKET_UP_TO else BUCKET_LIMBS
         buckets = -(-total // limbs)
@@ -94,41 +96,57 @@ class BatchTables:
             bucket_of = np.arange(size) // (64 * limbs)
             relevant = [_relevant_buckets(codes[:, j], bucket_of, buckets, follower_sets) for j in range(width)]
         return cls(np.array(order, dtype=np.intp), [np.ascontiguousarray(codes[:, j]) for j in range(width)],
-                   child, sig_of.astype(np.intp), roots, allowed, relevant, buckets, limbs)
+                   child, sig_of.reshape(-1).astype(np.intp), roots, allowed, relevant, buckets, limbs,
+                   {fill_words[r]: i for i, r in enumerate(order)})
 
 
-def _integer_trie(cross_words, width: int, first_cross) -> tuple[np.ndarray, list[int], tuple[int, ...]]:
+def letter_codes(words, length: int) -> np.ndarray:
+    """(words, length) array of letter numbers 0..25."""
+    text = "".join(words).encode("ascii")
+    return (np.frombuffer(text, dtype=np.uint8).reshape(len(words), length) - 97).astype(np.intp)
+
+
+def _integer_trie(cross_words, width: int, first_cross) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
     """The crossing words as a trie of numbered states: state 0 is dead, 1 the root.
 
     ``sigs[s]`` is the 26-bit set of letters that may follow state s. The last
     letter of a word only enters its parent's set: the search never needs a
     state for a finished crossing line. A job that restricts crossing line 0
-    (``first_cross``) gives that line a root of its own."""
-    child: list[list[int]] = [[0] * 26, [0] * 26]
-    sigs = [0, 0]
+    (``first_cross``) gives that line a root of its own. Built level by level:
+    the states at depth k+1 are the distinct (state, letter) pairs at depth k."""
+    edges: list[tuple[np.ndarray, np.ndarray]] = []  # (state*26 + letter, child state)
+    sig_parts: list[tuple[np.ndarray, np.ndarray]] = []  # (state, letter bit) to OR together
+    states = 2  # the dead state and the root
 
-    def insert(root: int, word: str) -> None:
-        state = root
-        for letter in word[:-1]:
-            c = ord(letter) - 97
-            sigs[state] |= 1 << c
-            if not child[state][c]:
-                child.append([0] * 26)
-                sigs.append(0)
-                child[state][c] = len(child) - 1
-            state = child[state][c]
-        sigs[state] |= 1 << (ord(word[-1]) - 97)
+    def add(words, root: int) -> None:
+        nonlocal states
+        if not words:
+            return
+        codes = letter_codes(words, len(words[0]))
+        at = np.full(len(words), root, dtype=np.intp)
+        for k in range(codes.shape[1]):
+            sig_parts.append((at, np.left_shift(1, codes[:, k])))
+            if k == codes.shape[1] - 1:
+                break
+            keys, below = np.unique(at * 26 + codes[:, k], return_inverse=True)
+            fresh = np.arange(states, states + len(keys))
+            edges.append((keys, fresh))
+            states += len(keys)
+            at = fresh[below.reshape(-1)]
 
-    for word in cross_words:
-        insert(1, word)
+    add(list(cross_words), 1)
     roots = [1] * width
     if first_cross is not None:
-        child.append([0] * 26)
-        sigs.append(0)
-        roots[0] = len(child) - 1
-        for word in set(first_cross) & set(cross_words):
-            insert(roots[0], word)
-    return np.array(child, dtype=np.intp).reshape(-1), sigs, tuple(roots)
+        roots[0] = states
+        states += 1
+        add(sorted(set(first_cross) & set(cross_words)), roots[0])
+    child = np.zeros(states * 26, dtype=np.intp)
+    for keys, fresh in edges:
+        child[keys] = fresh
+    sigs = np.zeros(states, dtype=np.int64)
+    for at, bits in sig_parts:
+        np.bitwise_or.at(sigs, at, bits)
+    return child, sigs, tuple(roots)
 
 
 def _allowed_rows(letters: np.ndarray, member: np.ndarray, words_padded: int, limbs: int) -> np.ndarray:
@@ -194,6 +212,31 @@ def set_bits(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.repeat(where // width, counts), index
 
 
+def set_bits_dense(bits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """As :func:`set_bits`, by unpacking every bit: faster when many bits are set."""
+    rows, width = bits.shape
+    flags = np.unpackbits(np.ascontiguousarray(bits).view(np.uint8), axis=1, bitorder="little")
+    where = np.flatnonzero(flags)
+    return where // (64 * width), where % (64 * width)
+
+
+def keep_freed_memory() -> None:
+    """Ask glibc's malloc to keep freed blocks of up to 32 MB for reuse.
+
+    Each slice allocates arrays of a few MB and frees them. By default glibc
+    hands such blocks back to the kernel and takes fresh ones, whose pages
+    are then faulted in and zeroed again: on WORDS(1000) that was 167k page
+    faults and half a second of system time in a one-second search. With
+    these two settings the blocks are reused (18k faults, same peak memory).
+    Elsewhere than glibc this does nothing."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(-3, 32 << 20)  # M_MMAP_THRESHOLD: blocks below this come from the reusable heap
+        libc.mallopt(-1, 128 << 20)  # M_TRIM_THRESHOLD: keep up to this much freed heap
+    except (OSError, AttributeError, TypeError):
+        pass
+
+
 # -- the search -----------------------------------------------------------------------
 
 
@@ -221,8 +264,9 @@ class BatchSearch:
             if c != ".":
                 keep &= tables.codes[j] == ord(c) - 97
         if level == 0 and spec.first_row is not None:
-            allowed = set(spec.first_row)
-            keep &= np.array([self.fill[r] in allowed for r in tables.rank_of], dtype=bool)
+            chosen = np.zeros(len(self.fill), dtype=bool)
+            chosen[[tables.index_of[w] for w in spec.first_row if w in tables.index_of]] = True
+            keep &= chosen
         if keep.all():
             return None
         padded = np.zeros(tables.buckets * tables.limbs * 64, dtype=bool)
@@ -236,6 +280,7 @@ class BatchSearch:
         """Search the whole tree (raises SearchStopped like the reference)."""
         if not self.fill or not self.search.spec.col_words:
             return
+        keep_freed_memory()
         roots = np.array(self.tables.roots, dtype=np.intp).reshape(self.width, 1)
         if self.levels == 1 and not self.ordered:
             self._count_last(roots)
@@ -272,29 +317,30 @@ class BatchSearch:
             size = max(1, min(SLICE, size * SLICE // max(1, len(below[1]))))
             self._descend(after, *below, level + 1)
 
-    def _buckets(self, states: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
+    def _buckets(self, sig: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray]:
         """(node, bucket) for every bucket that may hold a candidate of the node."""
         tables = self.tables
-        nodes = states.shape[1]
+        nodes = sig.shape[1]
         if tables.relevant is None:
             return np.arange(nodes), np.zeros(nodes, dtype=np.intp)
-        summary = None
-        for j in range(self.width):
-            rows = tables.relevant[j][tables.sig_of[states[j]]]
-            summary = rows if summary is None else np.bitwise_and(summary, rows, out=summary)
+        summary = tables.relevant[0][sig[0]]
+        for j in range(1, self.width):
+            np.bitwise_and(summary, tables.relevant[j][sig[j]], out=summary)
         mask = self.level_masks[level]
         if mask is not None:
             summary &= mask[1]
-        return set_bits(summary)
+        return set_bits_dense(summary)
 
     def _gather(self, states: np.ndarray, level: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The candidate bitsets of each node, bucket by bucket: (node, bucket, bits)."""
         tables = self.tables
-        node, bucket = self._buckets(states, level)
+        sig = tables.sig_of[states]  # (W, nodes): each crossing line's follower set
+        node, bucket = self._buckets(sig, level)
+        if tables.relevant is not None:  # several buckets: rows (sig, bucket) of the nodes' buckets
+            sig = sig[:, node] * tables.buckets + bucket
         bits = None
         for j in range(self.width):
-            rows = tables.sig_of[states[j][node]] * tables.buckets + bucket
-            part = np.take(tables.allowed[j], rows).view(np.uint64).reshape(len(node), tables.limbs)
+            part = np.take(tables.allowed[j], sig[j]).view(np.uint64).reshape(len(node), tables.limbs)
             bits = part if bits is None else np.bitwise_and(bits, part, out=bits)
         mask = self.level_masks[level]
         if mask is not None and len(node):

@@ -106,9 +106,10 @@ def test_set_bits_lists_every_bit_in_order():
     rng = np.random.default_rng(7)
     for density in (0.0, 0.01, 0.3, 1.0):
         bits = np.packbits(rng.random((9, 5 * 64)) < density, axis=1, bitorder="little").view(np.uint64).reshape(9, 5)
-        rows, index = kernel.set_bits(bits)
         expected = [(r, i) for r in range(9) for i in range(5 * 64) if int(bits[r, i // 64]) >> (i % 64) & 1]
-        assert list(zip(rows.tolist(), index.tolist())) == expected
+        for set_bits in (kernel.set_bits, kernel.set_bits_dense):
+            rows, index = set_bits(bits)
+            assert list(zip(rows.tolist(), index.tolist())) == expected
 
 
 def test_popcount_without_numpy_2_agrees(default_lexicon, monkeypatch):
@@ -146,3 +147,6 @@ def test_orientation_fills_from_a_list_at_most_half_as_long():
     assert backtrack.choose_orientation(rectangle_spec(3, 2, lexicon)) == "rows"
     even = rectangle_spec(2, 3, Lexicon(["abc", "bca", "cab", "ab", "bc", "ca"]))
     assert backtrack.choose_orientation(even) == "rows"  # the longer words, as before
+    # a shard fixes the first row's (or column's) words: fill that direction, so the shards split one tree
+    assert backtrack.choose_orientation(replace(wide, first_row=("abc",))) == "rows"
+    assert backtrack.choose_orientation(replace(even, first_col=("ab",))) == "cols"
