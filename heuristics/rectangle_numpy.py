@@ -337,7 +337,8 @@ class BatchSearch:
         sig = tables.sig_of[states]  # (W, nodes): each crossing line's follower set
         node, bucket = self._buckets(sig, level)
         if tables.relevant is not None:  # several buckets: rows (sig, bucket) of the nodes' buckets
-            sig = sig[:, node] * tables.buckets + bucket
+            sig = np.take(sig * tables.buckets, node, axis=1)
+            sig += bucket
         bits = None
         for j in range(self.width):
             part = np.take(tables.allowed[j], sig[j]).view(np.uint64).reshape(len(node), tables.limbs)
