@@ -194,39 +194,68 @@ def _bitset(indices: list[int], size: int) -> int:
 
 
 def choose_orientation(spec: RectangleSpec) -> str:
-    """'rows' or 'cols': fill the direction whose lines are the longer words.
+    """'rows' or 'cols': which lines the search fills, one per level.
 
-    Fewer, longer fill lines each cut more crossing prefixes at once. Measured
-    on 5×6 with --top 5000 (benchmarks/rectangle.py): filling the 6-letter rows
-    visits 12.3M nodes, filling the 5-letter columns 38.7M. For a square, fill
-    from the smaller list."""
+    * When one list is at most half as long as the other, fill from the short
+      list, as Knuth's BACK-MXN-WORDS-NEW does: the long list then only feeds
+      the crossing trie. On WORDS(1000) × 15,727 six-letter words (5×6,
+      benchmarks/rect_knuth.py) this gives Knuth's profile level for level,
+      2.23M nodes, where filling the six-letter rows takes 2.11M nodes but
+      each over 16 times as many fill words.
+    * Otherwise fill the direction whose lines are the longer words: fewer,
+      longer fill lines each cut more crossing prefixes at once. On 5×6 with
+      --top 5000, filling the 6-letter rows visits 12.3M nodes, filling the
+      5-letter columns 38.7M. For a square, fill from the smaller list.
+    * A job that restricts the first row's words (a shard of a parallel run,
+      cpmodel/shards.py) fills rows, and one that restricts the first
+      column's fills columns: the restriction then cuts the first level, so
+      the shards split one tree. Restricting a crossing line instead makes
+      every shard repeat the top of the tree: on WORDS(500), 256 such shards
+      visited 3.8M nodes where one job visits 263k."""
+    if spec.first_row is not None or spec.first_col is not None:
+        return "rows" if spec.first_row is not None else "cols"
+    rows, cols = len(spec.row_words), len(spec.col_words)
+    if 2 * rows <= cols or 2 * cols <= rows:
+        return "rows" if rows < cols else "cols"
     if spec.m == spec.n:
-        return "rows" if len(spec.row_words) <= len(spec.col_words) else "cols"
+        return "rows" if rows <= cols else "cols"
     return "rows" if spec.n >= spec.m else "cols"
 
 
-class RectangleSearch:
-    """Algorithm B over one orientation of the spec."""
+def batch_supported(spec: RectangleSpec, request: Request) -> bool:
+    """The numpy kernel covers every mode but --best, --distinct and --symmetric."""
+    return not (request.best or spec.distinct or spec.symmetric)
 
-    def __init__(self, spec: RectangleSpec, request: Request, control: Control, orientation: str):
+
+class RectangleSearch:
+    """Algorithm B over one orientation of the spec.
+
+    ``kernel`` says who visits the nodes: "python" (this class, the readable
+    reference) or "numpy" (:mod:`heuristics.rectangle_numpy`, the same search
+    in batches). Both report through this class: leaves, counts, profile."""
+
+    def __init__(self, spec: RectangleSpec, request: Request, control: Control, orientation: str,
+                 kernel: str = "python"):
         self.transpose = orientation == "cols"
         self.spec = spec.transposed() if self.transpose else spec
         self.user_spec = spec
         self.request = request
         self.control = control
+        self.kernel = kernel
         self.levels = self.spec.m  # K lines of length W = spec.n
-        self.fill_index = {w: i for i, w in enumerate(self.spec.row_words)}
         self.profile = [0] * self.levels  # nodes entered at each level
         self.threshold = request.bound if request.best else None  # beat this (another shard's best)
-        self._cut_tables(self.threshold[0] if self.threshold else None)
         self.calls = 0
-        self.chain = _and_chain(self.spec.n)
         self.solutions: list[tuple[str, ...]] = []
         self.count = 0
         self.best: tuple[int, int] | None = None
         self.probing = False  # inside a probe of the --best ladder
         self.floor = 0  # --best: every rectangle of this search has largest rank ≥ floor (proven by probes)
         self.leaf_checks = request.best or spec.distinct or request.on_solution is not None or not request.count_only
+        if kernel == "python":  # the numpy kernel builds tables of its own
+            self.fill_index = {w: i for i, w in enumerate(self.spec.row_words)}
+            self._cut_tables(self.threshold[0] if self.threshold else None)
+            self.chain = _and_chain(self.spec.n)
 
     def _cut_tables(self, largest_rank: int | None) -> None:
         """Use only words of rank ≤ largest_rank in both lists (None: every word)."""
@@ -269,7 +298,12 @@ class RectangleSearch:
         try:
             if self.request.best:
                 self._probe_ladder()
-            self._descend(0, [""] * self.spec.n, (), self.root())
+            if self.kernel == "numpy":
+                from heuristics.rectangle_numpy import BatchSearch
+
+                BatchSearch(self).run()
+            else:
+                self._descend(0, [""] * self.spec.n, (), self.root())
         except SearchStopped as stop:
             return stop.reason
         return None
@@ -385,12 +419,16 @@ class RectangleSearch:
         """Every _CHECK_EVERY calls, publish progress and obey the stop flag and clock."""
         self.calls += 1
         if self.calls % _CHECK_EVERY == 0:
-            self.control.nodes = sum(self.profile)
-            reason = self.control.stop_reason()
-            if reason:
-                raise SearchStopped(reason)
+            self.poll_batch()
             if self.request.best and not self.probing:
                 self._adopt_outside_bound()
+
+    def poll_batch(self) -> None:
+        """Publish progress; stop on Ctrl-C or the clock (the numpy kernel calls this per slice)."""
+        self.control.nodes = sum(self.profile)
+        reason = self.control.stop_reason()
+        if reason:
+            raise SearchStopped(reason)
 
     def _adopt_outside_bound(self) -> None:
         """Another process found a better rectangle: cut our tables to its largest rank."""
@@ -454,13 +492,22 @@ def solve(
     request: Request = Request(),
     control: Control | None = None,
     orientation: str = "auto",
+    kernel: str = "auto",
 ) -> SolveResult:
-    """Run Algorithm B; the result says honestly whether the search finished."""
+    """Run Algorithm B; the result says honestly whether the search finished.
+
+    ``kernel`` "auto" takes numpy where it applies (:func:`batch_supported`),
+    else the pure-Python reference; "python" forces the reference and
+    "numpy" the batches (an error where they do not apply)."""
     control = control or Control()
     started = time.perf_counter()
     if orientation == "auto":
         orientation = choose_orientation(spec)
-    search = RectangleSearch(spec, request, control, orientation)
+    if kernel == "auto":
+        kernel = "numpy" if batch_supported(spec, request) else "python"
+    elif kernel == "numpy" and not batch_supported(spec, request):
+        raise ValueError("the numpy kernel does not do --best, --distinct or --symmetric")
+    search = RectangleSearch(spec, request, control, orientation, kernel)
     stopped_by = search.run()
     exhausted = stopped_by is None
     complete = exhausted or stopped_by == "limit"
@@ -473,6 +520,6 @@ def solve(
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
         objective=search.best,
-        stats={"nodes": sum(search.profile), "profile": search.profile, "orientation": orientation,
+        stats={"nodes": sum(search.profile), "profile": search.profile, "orientation": orientation, "kernel": kernel,
                **({"floor": search.floor} if request.best else {})},
     )
