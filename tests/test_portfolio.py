@@ -263,7 +263,7 @@ def test_a_list_of_engines_is_a_cross_check(tiny_dict):
     (["rect", "3x3", "--solver", "cp,cp"], "cp named twice"),
     (["rect", "3x3", "--solver", "backtrack,"], "unknown engine ''"),
     (["banana", "abc", "--solver", "cp"], "unknown engine 'cp' for banana"),
-    (["wordscapes", "BOARD", "abc", "--best", "--solver", "cp"], "--solver cp cannot answer wordscapes --best"),
+    (["wordscapes", "BOARD", "abc", "--solver", "cpsat,bt"], "unknown engine 'bt' for wordscapes"),
 ])
 def test_bad_solver_is_one_line_exit_2(tmp_path, args, needle):
     board = tmp_path / "board.txt"
