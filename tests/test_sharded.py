@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import replace
 
@@ -339,7 +340,15 @@ def test_dask_survives_a_lost_worker(dask_cluster):
         first = run.stdout.readline()
         assert first and run.poll() is None, "the run ended before a worker could be killed"
         workers[0].kill()
-        rest, _ = run.communicate(timeout=300)
+        # read on through the same buffered reader: communicate(timeout=...) reads the raw pipe and
+        # would drop what readline() already buffered; the watchdog stands in for its timeout
+        watchdog = threading.Timer(300, run.kill)
+        watchdog.start()
+        try:
+            rest = run.stdout.read()
+            run.wait()
+        finally:
+            watchdog.cancel()
     finally:
         if run.poll() is None:  # a failed test leaves no client behind either
             run.kill()
