@@ -154,7 +154,7 @@ def build_model(
         if ranks and encoding == "table" and words:  # (letters, rank) ∈ {(w, rank of w in its list)}
             rank_of = {w: r for r, w in enumerate(spec.row_words if kind == "row" else spec.col_words)}
             rank = model.new_int_var(0, len(rank_of) - 1, f"r[{kind}{index}]")
-            model.add_allowed_assignments(cells + [rank], [_codes(w) + [rank_of[w]] for w in words])
+            model.add_allowed_assignments(cells + [rank], [(*_codes(w), rank_of[w]) for w in words])
             variables.rank[(kind, index)] = rank
             continue
         _add_word_constraint(model, variables, encoding, kind, index, cells, words, enumerating)

@@ -134,3 +134,17 @@ def test_cp_ctrl_c_keeps_what_it_found(mode):
     doc = json.loads(out)
     assert doc["complete"] is False and doc["stopped_by"] == "interrupt" and doc["status"] in ("found", "unknown")
     assert doc["count"] == len(doc["solutions"])
+
+
+@pytest.mark.parametrize("options", RECT_OPTIONS, ids=lambda o: ",".join(o) or "plain")
+@pytest.mark.parametrize("engine", ("cp", "cpsat"))
+@pytest.mark.parametrize("order", ("rank", "letters"))
+def test_first_solution_in_either_value_order_matches_brute_force(tiny_lexicon, engine, order, options):
+    """The portfolio asks cp and CP-SAT for a first rectangle with words by rank
+    (most common first) or letters in order: either way it is a real one, and
+    `none` only when brute force finds none."""
+    spec = rectangle_spec(3, 3, tiny_lexicon, **options)
+    expected = brute_force_rectangles(spec)
+    first = engines.run(Job("rect", spec, engine, Request(limit=1), options={"order": order}))
+    assert first.complete and first.status == ("found" if expected else "none")
+    assert set(first.solutions) <= expected and first.count == min(1, len(expected))
