@@ -35,7 +35,7 @@ line's word, up to 26 ways, at no cost in extra nodes.
 Groups are stripes of the rank-ordered words (group k holds words k, k+S,
 k+2S, …), so common and rare words mix and the shards come out of similar
 size. A backtracker's work is additive in the words it is given, so it gets
-``DEFAULT_SHARDS`` groups (fewer jobs, less overhead); CP-SAT's is not, so it
+a few groups per worker (:func:`default_shards`: fewer jobs, less overhead); CP-SAT's is not, so it
 gets one word per shard (see ``engines.wants_small_shards``).
 
 When sharding pays (:func:`worth_sharding`). A pool costs about a second
@@ -55,7 +55,11 @@ from cpmodel.engines import fill_orientation, wants_small_shards
 from cpmodel.jobs import Job
 from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
 
-DEFAULT_SHARDS = 256  # 30-100 per worker on 2-8 workers; --shards N for bigger clusters
+DEFAULT_SHARDS = 256  # a fixed plan: a checkpoint or a cluster, whatever the workers
+# local runs: the low end of 30-100 per worker. The numpy kernel batches a shard's nodes, so
+# bigger shards cost less per node: 5x6 --top 5000 --count --jobs 2 takes ~10% less wall with
+# 64 shards than with 256 (benchmarks/scale.py), and 32 per worker still keeps both busy.
+SHARDS_PER_WORKER = 32
 # Knuth-estimated backtracker nodes below which one process beats a pool (about 2 s of search
 # against about 1 s to start 2 workers and build their tables; benchmarks/scale.py measures both)
 PAYS_NODES = 2_000_000
@@ -105,15 +109,23 @@ def split_slot(spec) -> int:
     return max(range(len(spec.slots)), key=lambda k: (len(spec.candidates[k]), -k))
 
 
-def split(job: Job, shards: int | None = None) -> list[Shard]:
-    """The job as independent shards, ids 0..S-1. ``shards`` overrides the default count;
-    more shards than first-line words gives pair shards (rect)."""
+def default_shards(workers: int | None) -> int:
+    """How many backtracker shards a run gets when --shards is not given: 32 per local
+    worker (at least 64); ``workers`` None (a checkpoint, a Dask cluster) gets the fixed
+    ``DEFAULT_SHARDS``, so that a resume on another machine finds the same plan."""
+    return DEFAULT_SHARDS if workers is None else max(64, SHARDS_PER_WORKER * workers)
+
+
+def split(job: Job, shards: int | None = None, workers: int | None = None) -> list[Shard]:
+    """The job as independent shards, ids 0..S-1. ``shards`` overrides the default count
+    (see :func:`default_shards` for ``workers``); more shards than first-line words gives
+    pair shards (rect)."""
     job = pin_orientation(job)
     words = first_line_words(job)
     if not words:  # nothing can stand on the first line: one shard, the engine proves it
         return [Shard(0, job, 0)]
     if shards is None:
-        shards = len(words) if wants_small_shards(job.puzzle, job.engine) else DEFAULT_SHARDS
+        shards = len(words) if wants_small_shards(job.puzzle, job.engine) else default_shards(workers)
     if shards > len(words) and job.puzzle == "rect":
         pairs = pair_shards(job, words, shards)
         if pairs:

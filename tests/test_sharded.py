@@ -358,3 +358,34 @@ def test_dask_survives_a_lost_worker(dask_cluster):
     shards = summary["shards"]  # one per first-row word that can start a rectangle (999 of the 1,000)
     assert summary["count"] == 16464 and summary["complete"] and shards["done"] == shards["total"] > 900
     assert {tuple(d["rows"]) for d in lines} == _local_4x4()
+
+
+def test_default_plan_follows_local_workers_but_not_a_fixed_plan():
+    """A local run gets 32 backtracker shards per worker (at least 64); a checkpointed or
+    cluster run (workers None) the fixed 256, so that a resume elsewhere finds the same
+    plan; CP-SAT keeps one word per shard whatever the workers."""
+    spec = rectangle_spec(4, 4, load_default(), top=1000)
+    job = Job("rect", spec, "backtrack", Request(limit=None, count_only=True))
+    assert len(split(job, workers=2)) == 64 and len(split(job, workers=4)) == 128
+    assert len(split(job, workers=None)) == len(split(job)) == 256
+    cpsat = job.with_engine("cpsat")
+    assert len(split(cpsat, workers=2)) == len(split(cpsat)) > 256
+    for workers in (2, None):  # every plan covers the same rectangles
+        assert merged_count(job, split(job, workers=workers)) == 16464
+
+
+def merged_count(job: Job, parts) -> int:
+    merger = Merger(job, len(parts), keep_solutions=False)
+    for shard in parts:
+        merger.add(shard.id, engines.run(shard.job))
+    return merger.result(0.0, None).count
+
+
+def test_checkpointed_run_keeps_the_fixed_plan(tmp_path):
+    """With --checkpoint the plan does not depend on --jobs: a resume with other --jobs matches."""
+    args = ("rect", "4x4", "--top", "1000", "--count", "--solver", "backtrack", "--json", "--checkpoint",
+            str(tmp_path / "run.ckpt"))
+    first = json.loads(run_cli(*args, "--jobs", "2").stdout)
+    again = json.loads(run_cli(*args, "--jobs", "1").stdout)
+    assert first["shards"]["total"] == again["shards"]["total"] == again["shards"]["resumed"] == 256
+    assert first["count"] == again["count"] == 16464

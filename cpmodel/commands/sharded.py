@@ -135,7 +135,7 @@ def run_sharded(job: Job, options: ShardOptions, header: dict, label: str, what:
     started = time.perf_counter()
     chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
-    shards = split(job, options.shards)
+    shards = split(job, options.shards, plan_workers(options))
     output = Output(options.output, stdout, what, job.request.count_only)
     merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
     checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), len(shards)) if options.checkpoint else None
@@ -240,6 +240,12 @@ def run_streaming(job: Job, header: dict, label: str, what: str, stdout: Console
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 
 
+def plan_workers(options: ShardOptions) -> int | None:
+    """The workers the default plan is cut for: the local --jobs, or None (a fixed plan) with a
+    checkpoint, which a resume on other hardware must find again, or a cluster."""
+    return None if options.checkpoint or options.scheduler else options.jobs
+
+
 def check_options(job: Job, engines_chosen: list[str], options: ShardOptions, explicit_jobs: bool) -> None:
     """One-line errors for combinations that cannot work."""
     if options.jobs < 1:
@@ -297,7 +303,7 @@ def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console,
         raise InputError("nothing can stand on the first line: the search is empty, nothing to estimate")
     with stderr.status("estimating: Knuth probes and sampled shards (about 10 s)…"):
         doc = plan(job, words)
-    doc["shards"] = len(split(job, options.shards))
+    doc["shards"] = len(split(job, options.shards, plan_workers(options)))
     doc["engine"] = job.engine
     if options.output != "rich":
         write_json(stdout, {**header, "estimate": doc})  # NaN (no spread to estimate) becomes null
