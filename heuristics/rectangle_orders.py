@@ -66,6 +66,7 @@ class OrderResult:
     seconds: float
     cpu: float
     complete: bool
+    tried: int  # words placed and checked, nodes or not (lookahead rejects some: work without a node)
     solutions: list[tuple[str, ...]] = field(default_factory=list)
 
     @property
@@ -125,6 +126,7 @@ class OrderSearch:
         self.union_memo = [[{} for _ in range(self.W)], [{} for _ in range(self.K)]]  # [dir][place][letters]
         self.profile = [0] * (self.K + self.W)
         self.count = 0
+        self.tried = 0
         self.solutions: list[tuple[str, ...]] = []
         self.deadline = None if seconds is None else time.perf_counter() + seconds
 
@@ -204,7 +206,8 @@ class OrderSearch:
         while self.profile and self.profile[-1] == 0:
             self.profile.pop()
         return OrderResult(self.order, self.lookahead, self.orientation, self.count, self.profile,
-                           time.perf_counter() - started, time.process_time() - cpu, complete, self.solutions)
+                           time.perf_counter() - started, time.process_time() - cpu, complete, self.tried,
+                           self.solutions)
 
     def _descend(self, depth: int, known: dict[int, int]) -> None:
         """Choose a slot and try its candidates; ``known`` holds cands already computed here."""
@@ -217,6 +220,7 @@ class OrderSearch:
         words = self.dirs[self._slot(s)[0]].words
         for index in _members(bits):
             undo = self._place(s, words[index])
+            self.tried += 1
             child_known: dict[int, int] = {}
             if self.lookahead and not self._every_slot_open(child_known):
                 self._restore(undo)
@@ -238,6 +242,7 @@ class OrderSearch:
 
     def _complete(self, depth: int, s: int, bits: int) -> None:
         found = bits.bit_count()
+        self.tried += found
         self.profile[depth] += found
         self.count += found
         if self.keep:
