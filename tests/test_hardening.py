@@ -129,6 +129,20 @@ def test_a_signal_at_any_moment_gives_one_honest_document(run, signum, delay):
         assert {"solvers", "agreement"} <= doc.keys()
 
 
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_a_big_document_waits_on_a_full_pipe(signum):
+    """The search ends in half a second, but nobody reads its 156 KB document: the write
+    blocks on the full pipe, and the signal lands inside it. Python's buffered writer used
+    to return early and drop all but 64 KB; the document must arrive whole, and once."""
+    args = ("rect", "3x3", "--top", "300", "--all", "--solver", "backtrack", "--json")
+    proc, _ = _signalled_run(args, signum, 3.0)
+    lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    assert len(lines) == 1 and len(proc.stdout) > 150_000, proc.stdout[-300:]  # a pipe holds 64 KB
+    doc = json.loads(lines[0])
+    assert doc["complete"] and doc["count"] == len(doc["solutions"]) == 6774
+    assert proc.returncode == 128 + signum  # the signal came while the document was being written
+
+
 def test_cpsat_stops_while_it_builds_a_big_model():
     """The case that used to hang: Ctrl-C while CP-SAT loads its tables."""
     proc, took = _signalled_run(LONG_RUNS["cpsat-json"], signal.SIGINT, 0.3)
