@@ -20,6 +20,7 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
+from cpmodel import interrupts
 from cpmodel.control import Control
 from cpmodel.result import SolveResult, status_of
 
@@ -74,13 +75,19 @@ class Supervisor:
                     self._print_streamed(live)
                     live.update(self._line())
                 except KeyboardInterrupt:
-                    self.interrupted = True
-                    self.control.stop.set()
-                    self.stopped_at = self.stopped_at or time.monotonic()
-            self._print_streamed(live)
+                    self._stop()
+            try:
+                self._print_streamed(live)
+            except KeyboardInterrupt:  # a second Ctrl-C: every queued solution is out already
+                self._stop()
         if "error" in outcome:
             raise outcome["error"]
         return outcome["result"] if done.is_set() else self._abandoned()
+
+    def _stop(self) -> None:
+        self.interrupted = True
+        self.control.stop.set()
+        self.stopped_at = self.stopped_at or time.monotonic()
 
     def _overdue(self) -> bool:
         """True once the engine has had GRACE seconds to honour a stop."""
@@ -100,14 +107,18 @@ class Supervisor:
                            stats={"abandoned": f"did not stop within {GRACE:g} s of being asked"})
 
     def _print_streamed(self, live: Live) -> None:
+        """Print every queued solution. A signal waits until the queue is empty (it is raised
+        after): one landing between taking a solution and printing it lost that line, while
+        the summary still counted it."""
         if self.streamed.empty():
             return
-        live.stop()  # keep the progress line from tearing through printed grids
-        while not self.streamed.empty():
-            rows = self.streamed.get()
-            self.shown.append(rows)
-            self.printer(rows)
-        live.start()
+        with interrupts.deferred():
+            live.stop()  # keep the progress line from tearing through printed grids
+            while not self.streamed.empty():
+                rows = self.streamed.get()
+                self.shown.append(rows)
+                self.printer(rows)
+            live.start()
 
     def _line(self) -> Text:
         elapsed = self.control.elapsed()
