@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from cpmodel.commands.common import write_json, write_json_lines
 from cpmodel.control import Control
 from cpmodel.errors import InputError
 from cpmodel.jobs import Job
@@ -94,10 +95,11 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
     request = job.request
     familiar = request.improve_for is not None
     printer = _printer(request, output, stdout, what, describe, familiar)
+    lines = _json_lines(stdout) if output == "jsonl" and not request.best else None
     control = Control(time_limit=job.time_limit)
     names = " + ".join(str(entrant) for entrant in plan)
-    supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer)
-    with Race(job, plan, supervisor.stream if printer else None) as running:
+    supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines)
+    with Race(job, plan, supervisor.stream if printer or lines else None) as running:
         result = supervisor.run(lambda: running.wait(control))
     if output == "rich":
         print_answer(stdout, result, what, familiar, streamed=printer is not None and not request.best, describe=describe)
@@ -105,17 +107,15 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
         doc = portfolio_document(header, job, result)
         if output == "jsonl":
             if request.best and result.solutions:
-                _json_line(stdout, {"rows": list(result.solutions[0])})
+                write_json(stdout, {"rows": list(result.solutions[0])})
             doc.pop("solutions", None)
-        _json_line(stdout, doc)
+        write_json(stdout, doc)  # whole, whatever signal comes
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 
 
 def _printer(request, output: str, stdout: Console, what: str, describe, familiar: bool):
     """What to do with each streamed solution: rich grids as they come (the first
     one only in the familiar-words mode), JSON lines, or nothing."""
-    if output == "jsonl" and not request.best:
-        return lambda rows: _json_line(stdout, {"rows": list(rows)})
     if output != "rich" or request.count_only or (request.best and not familiar):
         return None
     shown = [0]
@@ -132,10 +132,9 @@ def _printer(request, output: str, stdout: Console, what: str, describe, familia
     return show
 
 
-def _json_line(stdout: Console, doc: dict) -> None:
-    from cpmodel.commands.common import write_json
-
-    write_json(stdout, doc)  # whole, whatever signal comes
+def _json_lines(stdout: Console):
+    """--jsonl: each batch of streamed solutions as JSON lines, in one write."""
+    return lambda batch: write_json_lines(stdout, [{"rows": list(rows)} for rows in batch])
 
 
 def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool, streamed: bool, describe=None) -> None:

@@ -230,8 +230,8 @@ def run_streaming(job: Job, header: dict, label: str, what: str, stdout: Console
 
     output = Output("jsonl", stdout, what, job.request.count_only)
     control = Control(time_limit=job.time_limit)
-    supervisor = Supervisor(control, f"{job.engine} {label}", stderr, lambda rows: output.solutions([rows]),
-                            engine=job.engine)
+    supervisor = Supervisor(control, f"{job.engine} {label}", stderr, engine=job.engine,
+                            batch_printer=output.solutions)
     best = job.request.best
     result = supervisor.run(lambda: engines.run(job, control, None if best else supervisor.stream))
     if best and result.solutions:
