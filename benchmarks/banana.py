@@ -26,10 +26,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel import bananagrams as cpsat
-from cpmodel.control import Control
-from cpmodel.lexicon import load_default
-from cpmodel.specs import banana_spec, draw_hand
+from cpmodel.core.control import Control
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import banana_spec, draw_hand
+from cpmodel.models import bananagrams as cpsat
 from heuristics import bananagrams as backtrack
 from heuristics.words import WordIndex, find_words
 

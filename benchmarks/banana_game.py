@@ -36,12 +36,12 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel import bananagrams as cpsat
-from cpmodel.control import Control
-from cpmodel.game import DUMP, PEEL, play
-from cpmodel.lexicon import load_default
-from cpmodel.specs import BananaSpec, draw_hand
+from cpmodel.core.control import Control
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import BananaSpec, draw_hand
+from cpmodel.models import bananagrams as cpsat
 from heuristics import bananagrams as backtrack
+from heuristics.game import DUMP, PEEL, play
 
 
 def games(table, count: int) -> dict:

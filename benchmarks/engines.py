@@ -4,7 +4,7 @@
 
 Engines: the backtracker (Algorithm B, heuristics/), OR-Tools' classic CP
 solver (``cp``: depth-first, table propagation, no learning) and CP-SAT
-(CDCL with clause learning), through the one registry (cpmodel.engines), on
+(CDCL with clause learning), through the one registry (cpmodel.run.engines), on
 the same specs:
 
 1. rectangles 4×4 --top 2000, 5×6 --top 3000 / 5000 / every word, and one
@@ -43,13 +43,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel import engines
-from cpmodel.boards import parse_crossword
-from cpmodel.control import Control, Request
-from cpmodel.jobs import Job
-from cpmodel.lexicon import load_default
-from cpmodel.result import SolveResult
-from cpmodel.specs import rectangle_spec, wordscapes_spec
+from cpmodel.core.boards import parse_crossword
+from cpmodel.core.control import Control, Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.result import SolveResult
+from cpmodel.core.specs import rectangle_spec, wordscapes_spec
+from cpmodel.run import engines
 
 FIRST, ALL, COUNT, BEST = Request(), Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)
 MODES = {"first": FIRST, "all": ALL, "count": COUNT, "best": BEST}
@@ -123,7 +123,7 @@ def run_engines(cases: list[Case], limits: dict[str, float], progress) -> list[d
 
 def cp_first(spec, order: str, limit: float) -> SolveResult:
     """cp's first rectangle, branching on word variables in rank order or on letters in letter order."""
-    from cpmodel import rectangle_cp
+    from cpmodel.models import rectangle_cp
 
     solver, variables = rectangle_cp.build_model(spec, words=order == "rank")
     builder = rectangle_cp.decision_builder(solver, variables, by_rank=order == "rank")
@@ -132,7 +132,7 @@ def cp_first(spec, order: str, limit: float) -> SolveResult:
 
 def cp_best_direct(spec, limit: float) -> SolveResult:
     """The direct --best: rank variables in the tables, W·max + Σ minimised by one branch and bound."""
-    from cpmodel import rectangle_cp
+    from cpmodel.models import rectangle_cp
 
     solver, variables = rectangle_cp.build_model(spec, best=True)
     builder = rectangle_cp.decision_builder(solver, variables, by_rank=True)
@@ -140,8 +140,8 @@ def cp_best_direct(spec, limit: float) -> SolveResult:
 
 
 def _cp_run(solver, variables, builder, monitors, spec, limit: float, stop_at_first: bool) -> SolveResult:
-    from cpmodel.rectangle_cp import StopPoll
-    from cpmodel.validate import check_rectangle, rank_objective
+    from cpmodel.core.validate import check_rectangle, rank_objective
+    from cpmodel.models.rectangle_cp import StopPoll
 
     started, poll, best, rows = time.perf_counter(), StopPoll(solver, Control(time_limit=limit)), None, None
     solver.NewSearch(builder, [poll.limit, *monitors])
@@ -165,8 +165,8 @@ def cpsat_first(spec, order: str, limit: float) -> SolveResult:
     order) branched most common word first, then the letters."""
     from ortools.sat.python import cp_model
 
-    from cpmodel import rectangle as cpsat
-    from cpmodel.validate import check_rectangle, rank_objective
+    from cpmodel.core.validate import check_rectangle, rank_objective
+    from cpmodel.models import rectangle as cpsat
 
     if order == "letters":
         result = cpsat.solve(spec, FIRST, Control(time_limit=limit))
@@ -222,7 +222,7 @@ def search_orders(lexicon, limit: float, progress) -> list[dict]:
 
     The tree's size depends on the order only; the seconds also on what a
     branch costs, which the encoding sets."""
-    from cpmodel import rectangle_cp
+    from cpmodel.models import rectangle_cp
 
     spec = rectangle_spec(5, 6, lexicon, top=3000)
     rows = []
@@ -258,8 +258,8 @@ def _dawg_model(spec, encoding: str):
     """Each line as the DAWG with explicit state variables, one (state, letter, state) table per layer."""
     from ortools.constraint_solver import pywrapcp
 
-    from cpmodel.dawg import build_dawg
-    from cpmodel.rectangle_cp import CpRectangleVars
+    from cpmodel.core.dawg import build_dawg
+    from cpmodel.models.rectangle_cp import CpRectangleVars
 
     solver = pywrapcp.Solver("dawg")
     letter = [[solver.IntVar(0, 25, "") for _ in range(spec.n)] for _ in range(spec.m)]
@@ -278,8 +278,8 @@ def _dawg_model(spec, encoding: str):
 
 
 def _cp_all(solver, variables, builder, spec, limit: float) -> SolveResult:
-    from cpmodel.rectangle_cp import StopPoll
-    from cpmodel.validate import check_rectangle
+    from cpmodel.core.validate import check_rectangle
+    from cpmodel.models.rectangle_cp import StopPoll
 
     started, poll, found = time.perf_counter(), StopPoll(solver, Control(time_limit=limit)), []
     solver.NewSearch(builder, [poll.limit])
@@ -405,7 +405,7 @@ def main() -> None:
     def progress(text: str) -> None:
         stderr.print(f"… {text}", style="cyan", highlight=False)
 
-    from cpmodel.compare import _warm_up
+    from cpmodel.teach.compare import _warm_up
 
     _warm_up()  # the libraries and their first solvers, before any clock
     lexicon = load_default()

@@ -105,8 +105,8 @@ def whole_process(repeats: int, seeds: int) -> list[dict]:
 
 def race_seconds(job, plan, repeats: int) -> dict:
     """Median wall seconds of an in-process race, with the CPU of its children."""
-    from cpmodel.control import Control
-    from cpmodel.portfolio import race
+    from cpmodel.core.control import Control
+    from cpmodel.run.portfolio import race
 
     walls, cpus, result = [], [], None
     for _ in range(repeats):
@@ -122,11 +122,11 @@ def race_seconds(job, plan, repeats: int) -> dict:
 
 
 def cores(repeats: int, quick: bool) -> list[dict]:
-    from cpmodel.control import Request
-    from cpmodel.jobs import Job
-    from cpmodel.lexicon import load_default
-    from cpmodel.portfolio import Entrant, available_cores, portfolio_plan
-    from cpmodel.specs import rectangle_spec
+    from cpmodel.core.control import Request
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.lexicon import load_default
+    from cpmodel.core.specs import rectangle_spec
+    from cpmodel.run.portfolio import Entrant, available_cores, portfolio_plan
 
     lexicon = load_default()
     first = Request(limit=1)
@@ -151,12 +151,12 @@ def cores(repeats: int, quick: bool) -> list[dict]:
 
 
 def value_order(quick: bool) -> list[dict]:
-    from cpmodel import engines
-    from cpmodel.control import Control, Request
-    from cpmodel.jobs import Job
-    from cpmodel.lexicon import load_default
-    from cpmodel.specs import rectangle_spec
-    from cpmodel.validate import rank_objective
+    from cpmodel.core.control import Control, Request
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.lexicon import load_default
+    from cpmodel.core.specs import rectangle_spec
+    from cpmodel.core.validate import rank_objective
+    from cpmodel.run import engines
 
     top = 3000 if quick else None
     spec = rectangle_spec(5, 6, load_default(), top=top)

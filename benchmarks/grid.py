@@ -21,8 +21,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel.lexicon import load_default
-from cpmodel.scoring import score_table
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.scoring import score_table
 from heuristics import grid
 from heuristics.words import build_trie
 

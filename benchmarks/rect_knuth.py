@@ -124,9 +124,9 @@ def project_run(tree: Path, args: list[str]) -> dict:
 
 def reference_run(fill: Path, cross: Path, m: int, n: int) -> dict:
     """The pure-Python search in this process (the readable reference)."""
-    from cpmodel.control import Request
-    from cpmodel.lexicon import load_file
-    from cpmodel.specs import rectangle_spec
+    from cpmodel.core.control import Request
+    from cpmodel.core.lexicon import load_file
+    from cpmodel.core.specs import rectangle_spec
     from heuristics import rectangle as backtrack
 
     spec = rectangle_spec(m, n, load_file(cross), load_file(fill))
@@ -150,7 +150,7 @@ def best_of(runs: list[dict]) -> dict:
 def read_words(path: str | None, length: int) -> list[str]:
     """The a-z words of one length, in file order (or the project's lexicon's rank order)."""
     if path is None:
-        from cpmodel.lexicon import load_default
+        from cpmodel.core.lexicon import load_default
 
         return list(load_default().of_length(length))
     words = [w.strip().lower() for w in Path(path).read_text(encoding="utf-8", errors="replace").splitlines()]

@@ -48,9 +48,9 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cpmodel.control import Request  # noqa: E402
-from cpmodel.lexicon import Lexicon, load_default  # noqa: E402
-from cpmodel.specs import RectangleSpec, rectangle_spec  # noqa: E402
+from cpmodel.core.control import Request  # noqa: E402
+from cpmodel.core.lexicon import Lexicon, load_default  # noqa: E402
+from cpmodel.core.specs import RectangleSpec, rectangle_spec  # noqa: E402
 from heuristics import rectangle as backtrack  # noqa: E402
 from heuristics.rectangle_orders import ORDERS, search  # noqa: E402
 

@@ -25,10 +25,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel import rectangle as cpsat
-from cpmodel.control import Control, Request
-from cpmodel.lexicon import load_default
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Control, Request
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.models import rectangle as cpsat
 from heuristics import rectangle as backtrack
 
 

@@ -2,7 +2,7 @@
 
     python benchmarks/rectangle_cpsat.py [--quick] [--limit 120]
 
-The same table model (cpmodel/rectangle.py, encoding table) under:
+The same table model (cpmodel/models/rectangle.py, encoding table) under:
 
 * defaults: presolve on, the default portfolio of 2 workers, automatic search;
 * cpmodel: presolve off, 1 worker, fixed first-fail search (what solve() uses).
@@ -26,10 +26,10 @@ from ortools.sat.python import cp_model
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel.control import Control, Request
-from cpmodel.lexicon import load_default
-from cpmodel.rectangle import build_model
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Control, Request
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.models.rectangle import build_model
 from heuristics import rectangle as backtrack
 
 

@@ -16,7 +16,7 @@
 4. Cutting along the fill line: a 5×6 count of the top 1,000 five-letter
    column words (--quick: 300) against all 16,703 six-letter row words, which
    the backtracker may fill by columns. One job; shards along the line it
-   fills (what cpmodel.shards does); shards fixing the first row while it
+   fills (what cpmodel.run.shards does); shards fixing the first row while it
    fills columns (the cut before this benchmark existed). Nodes and CPU.
 5. CP-SAT on small shards, ``rect 5x6 --top 3000 --all --solver cpsat``:
    per-shard CPU of the lean shard model against the full model (the same
@@ -52,15 +52,16 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel import engines
-from cpmodel import rectangle as cpsat_rectangle
-from cpmodel.control import Request
-from cpmodel.estimate import knuth_estimate, sample_shards
-from cpmodel.executors import LocalPool
-from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon, load_default
-from cpmodel.shards import Merger, first_line_words, restrict, split, split_line
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.lexicon import Lexicon, load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.models import rectangle as cpsat_rectangle
+from cpmodel.run import engines
+from cpmodel.run.cuts import first_line_words, restrict, split_line
+from cpmodel.run.estimate import knuth_estimate, sample_shards
+from cpmodel.run.executors import LocalPool
+from cpmodel.run.shards import Merger, split
 
 console = Console(width=110)
 

@@ -30,17 +30,37 @@ every solution in it has passed the validator.
 ['backtrack', 'cpsat']
 
 Everything here is a thin layer over the command line's own pieces:
-:mod:`cpmodel.specs` (input text → spec), :class:`cpmodel.jobs.Job` (a
-solve as plain data) and :func:`cpmodel.engines.run` (the engine registry).
+:mod:`cpmodel.core.specs` (input text → spec), :class:`cpmodel.core.jobs.Job` (a
+solve as plain data) and :func:`cpmodel.run.engines.run` (the engine registry).
 """
 
 from __future__ import annotations
 
+import sys
+import types
 from functools import lru_cache
 
 __all__ = ["__version__", "load_lexicon", "solve_rect", "solve_wordscapes", "solve_banana", "find_words",
            "grid_words", "engine_names", "run", "Job",
            "Lexicon", "SolveResult", "InputError"]
+
+
+class _Package(types.ModuleType):
+    """This package, whose attribute ``run`` stays the API function :func:`run`.
+
+    The room cpmodel/run/ has the same name, and Python binds a subpackage to
+    its parent's attribute when it is imported: without this, the first import
+    of cpmodel.run.engines would turn ``cpmodel.run(job)`` into a module. Import
+    the room's modules as ``from cpmodel.run import engines`` (``import
+    cpmodel.run.engines`` cannot reach them through ``cpmodel.run``)."""
+
+    def __setattr__(self, name: str, value) -> None:
+        if name == "run" and isinstance(value, types.ModuleType):
+            return  # the room is in sys.modules["cpmodel.run"]; the attribute stays the function
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 def __getattr__(name: str):
@@ -49,16 +69,16 @@ def __getattr__(name: str):
     if name == "__version__":
         return _version()
     if name == "Lexicon":
-        from cpmodel.lexicon import Lexicon
+        from cpmodel.core.lexicon import Lexicon
         return Lexicon
     if name == "SolveResult":
-        from cpmodel.result import SolveResult
+        from cpmodel.core.result import SolveResult
         return SolveResult
     if name == "Job":
-        from cpmodel.jobs import Job
+        from cpmodel.core.jobs import Job
         return Job
     if name == "InputError":
-        from cpmodel.errors import InputError
+        from cpmodel.core.errors import InputError
         return InputError
     raise AttributeError(f"module 'cpmodel' has no attribute {name!r}")
 
@@ -75,7 +95,7 @@ def load_lexicon(words=None, *, path=None, top: int | None = None):
     >>> load_lexicon(["Stab", "bats", "TABS", "st-ab"], top=1).words
     ('stab',)
     """
-    from cpmodel.lexicon import Lexicon, load_file
+    from cpmodel.core.lexicon import Lexicon, load_file
 
     if words is not None and path is not None:
         raise ValueError("give words or path, not both")
@@ -100,13 +120,13 @@ def _version() -> str:
 
 @lru_cache(maxsize=1)
 def _default_lexicon():
-    from cpmodel.lexicon import load_default
+    from cpmodel.core.lexicon import load_default
 
     return load_default()
 
 
 def _request(limit, count: bool, best: bool):
-    from cpmodel.control import Request
+    from cpmodel.core.control import Request
 
     if best:
         return Request(limit=None, best=True)
@@ -124,8 +144,8 @@ def solve_rect(size: str, lexicon=None, *, engine: str = "cpsat", limit: int | N
     onehot, automaton), ``orientation`` (backtrack), ``params`` (CP-SAT
     parameter lines such as ``("cp_model_presolve: false",)``).
     """
-    from cpmodel.jobs import Job
-    from cpmodel.specs import parse_pattern, parse_size, rectangle_spec
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.specs import parse_pattern, parse_size, rectangle_spec
 
     m, n = parse_size(size)
     words = lexicon if lexicon is not None else _default_lexicon()
@@ -139,9 +159,9 @@ def solve_wordscapes(board: str, letters: str, lexicon=None, *, engine: str = "c
                time_limit: float | None = None, **options):
     """Fill a Wordscapes board (text: ``.`` open, ``#`` blocked, a letter pre-filled)
     with distinct words spelled from ``letters``. Modes as for :func:`solve_rect`."""
-    from cpmodel.boards import parse_crossword
-    from cpmodel.jobs import Job
-    from cpmodel.specs import wordscapes_spec
+    from cpmodel.core.boards import parse_crossword
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.specs import wordscapes_spec
 
     words = (lexicon if lexicon is not None else _default_lexicon()).top(top)
     spec = wordscapes_spec(parse_crossword(board), letters, words, min_len)
@@ -154,8 +174,8 @@ def solve_banana(hand: str, lexicon=None, *, engine: str = "backtrack", time_lim
     commas are fine). The backtracker finds layouts fast but never proves
     ``none``; ``engine="cpsat"`` can. ``options``: ``mode`` (free, crossing),
     ``encoding`` (automaton, table), ``params``."""
-    from cpmodel.jobs import Job
-    from cpmodel.specs import banana_spec
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.specs import banana_spec
 
     words = (lexicon if lexicon is not None else _default_lexicon()).top(top)
     return run(Job("banana", banana_spec(hand, words), engine, time_limit=time_limit, options=options))
@@ -181,8 +201,8 @@ def grid_words(board: str, lexicon=None, *, score: str = "boggle", min_len: int 
          top: int | None = None):
     """Every word on a Boggle/WordHero/Scramble board (``"abc/def/ghi"``), best score first,
     each with its ``score`` and ``path``."""
-    from cpmodel.boards import parse_grid
-    from cpmodel.scoring import score_table
+    from cpmodel.core.boards import parse_grid
+    from cpmodel.core.scoring import score_table
     from heuristics.grid import find_words
     from heuristics.words import build_trie
 
@@ -192,15 +212,15 @@ def grid_words(board: str, lexicon=None, *, score: str = "boggle", min_len: int 
 
 def engine_names(puzzle: str) -> list[str]:
     """The engine names that can answer ``puzzle`` ("rect", "wordscapes", "banana")."""
-    from cpmodel.engines import engines_for
+    from cpmodel.run.engines import engines_for
 
     return engines_for(puzzle)
 
 
 def run(job, on_solution=None):
-    """Run a :class:`Job` on its engine in this process (see :func:`cpmodel.engines.run`),
+    """Run a :class:`Job` on its engine in this process (see :func:`cpmodel.run.engines.run`),
     or, for ``engine="auto"``, race the engines that apply in child processes
-    (:func:`cpmodel.portfolio.race`; the answer's ``stats["portfolio"]`` says who answered).
+    (:func:`cpmodel.run.portfolio.race`; the answer's ``stats["portfolio"]`` says who answered).
 
     >>> words = load_lexicon("bit ice ten BAT ate tea eat net tin nit")
     >>> square = solve_rect("3x3", words, engine="auto", best=True)
@@ -208,9 +228,9 @@ def run(job, on_solution=None):
     ('found', True, 'backtrack')
     """
     if job.engine == "auto":
-        from cpmodel.portfolio import portfolio_plan, race
+        from cpmodel.run.portfolio import portfolio_plan, race
 
         return race(job, portfolio_plan(job.puzzle, job.request.best), job.new_control(), on_solution)
-    from cpmodel import engines as registry
+    from cpmodel.run import engines as registry
 
     return registry.run(job, on_solution=on_solution)

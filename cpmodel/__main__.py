@@ -2,20 +2,20 @@
 
 Signals are taken over before anything heavy is imported (rich, the
 commands), so that a Ctrl-C or SIGTERM at any moment, even during the
-imports, ends quietly with exit code 130 or 143 (cpmodel.interrupts).
+imports, ends quietly with exit code 130 or 143 (cpmodel.run.interrupts).
 """
 
 import json
 import os
 import sys
 
-from cpmodel import interrupts
+from cpmodel.run import interrupts
 
 
 def entry() -> int:
     interrupts.install()
     try:
-        from cpmodel.cli import main
+        from cpmodel.commands.cli import main
     except KeyboardInterrupt as exc:
         interrupts.note(exc)
         if "--json" in sys.argv or "--jsonl" in sys.argv:
@@ -33,7 +33,7 @@ def entry() -> int:
 
 
 def _engine_left_running() -> bool:
-    supervise = sys.modules.get("cpmodel.supervise")
+    supervise = sys.modules.get("cpmodel.run.supervise")
     return bool(supervise and supervise.abandoned)
 
 

@@ -4,15 +4,15 @@
 
 The model is written out here by hand, one constraint family at a time, so
 you can see every piece; the last step checks it against the project's own
-model (cpmodel/rectangle.py) and the backtracker.
+model (cpmodel/models/rectangle.py) and the backtracker.
 """
 
 from ortools.sat.python import cp_model
 
-from cpmodel import rectangle
-from cpmodel.control import Request
-from cpmodel.lexicon import Lexicon
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Request
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.models import rectangle
 from heuristics import rectangle as backtrack
 
 WORDS = ["bit", "ice", "ten", "bat", "ate", "tea", "eat", "net", "tin", "act"]

@@ -2,7 +2,7 @@
 
     python examples/02_rectangle_encodings.py [TOP]     (default TOP = 3000)
 
-Same problem, three models (cpmodel/rectangle.py): a table per line, one-hot
+Same problem, three models (cpmodel/models/rectangle.py): a table per line, one-hot
 word selectors, or an automaton over the minimal DAWG. We print each model's
 size and the time to a first rectangle (or the proof that none exists).
 """
@@ -10,12 +10,12 @@ size and the time to a first rectangle (or the proof that none exists).
 import sys
 import time
 
-from cpmodel import rectangle
-from cpmodel.control import Control, Request
-from cpmodel.dawg import build_dawg
-from cpmodel.lexicon import load_default
-from cpmodel.modelinfo import constraint_counts
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Control, Request
+from cpmodel.core.dawg import build_dawg
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.models import rectangle
+from cpmodel.teach.modelinfo import constraint_counts
 
 top = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
 spec = rectangle_spec(5, 6, load_default(), top=top)

@@ -13,11 +13,11 @@ import sys
 
 from ortools.sat.python import cp_model
 
-from cpmodel import rectangle
-from cpmodel.dawg import ALPHABET
-from cpmodel.lexicon import load_default
-from cpmodel.specs import rectangle_spec
-from cpmodel.validate import rectangle_problems
+from cpmodel.core.dawg import ALPHABET
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.core.validate import rectangle_problems
+from cpmodel.models import rectangle
 
 top = int(sys.argv[1]) if len(sys.argv) > 1 else 1500
 spec = rectangle_spec(4, 4, load_default(), top=top)

@@ -3,7 +3,7 @@ why enumeration duplicates solutions when a flow is not pinned down.
 
     python examples/04_bananagrams_flow.py
 
-cpmodel/bananagrams.py pins the flow's root to the first tile of row 0. Here
+cpmodel/models/bananagrams.py pins the flow's root to the first tile of row 0. Here
 we build the same model, enumerate all solutions in a 2×2 box, and compare
 the number of *reported* solutions with the number of distinct *layouts*:
 with a cycle in the layout, many flows witness the same connectivity, and
@@ -12,9 +12,9 @@ CP-SAT reports each flow as a new solution.
 
 from ortools.sat.python import cp_model
 
-from cpmodel import bananagrams
-from cpmodel.lexicon import Lexicon
-from cpmodel.specs import banana_spec
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import banana_spec
+from cpmodel.models import bananagrams
 
 WORDS = ["ab", "cd", "ac", "bd"]  # only the 2x2 block ab/cd (or its transpose) works
 spec = banana_spec("abcd", Lexicon(WORDS, source="example"))

@@ -9,10 +9,10 @@ Every layout is validated before it is counted.
 
 import sys
 
-from cpmodel import bananagrams as exact
-from cpmodel.control import Control
-from cpmodel.lexicon import load_default
-from cpmodel.specs import banana_spec, draw_hand
+from cpmodel.core.control import Control
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import banana_spec, draw_hand
+from cpmodel.models import bananagrams as exact
 from heuristics import bananagrams as heuristic
 
 tiles = int(sys.argv[1]) if len(sys.argv) > 1 else 11

@@ -49,10 +49,10 @@ from collections import Counter
 
 import numpy as np
 
-from cpmodel.control import Control, SearchStopped
-from cpmodel.result import GAVE_UP, SolveResult, status_of
-from cpmodel.specs import BananaSpec
-from cpmodel.validate import check_banana
+from cpmodel.core.control import Control, SearchStopped
+from cpmodel.core.result import GAVE_UP, SolveResult, status_of
+from cpmodel.core.specs import BananaSpec
+from cpmodel.core.validate import check_banana
 
 ACROSS, DOWN = (0, 1), (1, 0)
 ALPHABET = "abcdefghijklmnopqrstuvwxyz"
@@ -431,6 +431,6 @@ def smallest_box_layout(spec: BananaSpec, below_area: int, control: Control, tab
 
 
 def _rows(board: dict) -> list[str]:
-    from cpmodel.boards import layout_rows
+    from cpmodel.core.boards import layout_rows
 
     return layout_rows(board)

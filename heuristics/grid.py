@@ -19,8 +19,8 @@ import random
 import time
 from dataclasses import dataclass
 
-from cpmodel.boards import GridBoard, Tile
-from cpmodel.scoring import ScoreTable, points_for_length
+from cpmodel.core.boards import GridBoard, Tile
+from cpmodel.core.scoring import ScoreTable, points_for_length
 
 _END = ""  # the trie's end-of-word key (heuristics.words.build_trie)
 

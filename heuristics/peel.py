@@ -31,10 +31,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass
 
-from cpmodel.boards import maximal_runs, runs_of
-from cpmodel.control import Control
-from cpmodel.specs import BananaSpec
-from cpmodel.validate import check_banana
+from cpmodel.core.boards import maximal_runs, runs_of
+from cpmodel.core.control import Control
+from cpmodel.core.specs import BananaSpec
+from cpmodel.core.validate import check_banana
 from heuristics.bananagrams import LayoutSearch, WordTable
 
 ATTACH, REPAIR, RESOLVE, STUCK = "attach", "repair", "resolve", "stuck"

@@ -64,10 +64,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from cpmodel.control import Control, Request, SearchStopped
-from cpmodel.result import SolveResult, status_of
-from cpmodel.specs import RectangleSpec
-from cpmodel.validate import check_rectangle, rank_objective
+from cpmodel.core.control import Control, Request, SearchStopped
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.core.specs import RectangleSpec
+from cpmodel.core.validate import check_rectangle, rank_objective
 
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz"
 _CHECK_EVERY = 1024  # _descend calls between polls of the stop flag and the clock
@@ -207,7 +207,7 @@ def choose_orientation(spec: RectangleSpec) -> str:
       --top 5000, filling the 6-letter rows visits 12.3M nodes, filling the
       5-letter columns 38.7M. For a square, fill from the smaller list.
     * A job that restricts the first row's words (a shard of a parallel run,
-      cpmodel/shards.py) fills rows, and one that restricts the first
+      cpmodel/run/shards.py) fills rows, and one that restricts the first
       column's fills columns: the restriction then cuts the first level, so
       the shards split one tree. Restricting a crossing line instead makes
       every shard repeat the top of the tree: on WORDS(500), 256 such shards

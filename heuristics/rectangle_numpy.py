@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cpmodel.control import SearchStopped
+from cpmodel.core.control import SearchStopped
 
 BUCKET_LIMBS = 8  # 512 fill words per bucket: small enough to skip, big enough to gather fast
 ONE_BUCKET_UP_TO = 32  # limbs (2048 fill words): below this, skipping buckets costs more than it saves

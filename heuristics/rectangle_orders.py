@@ -45,7 +45,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
-from cpmodel.specs import RectangleSpec
+from cpmodel.core.specs import RectangleSpec
 from heuristics.rectangle import _bitset, _members, choose_orientation
 
 ORDERS = ("static", "lines", "both")

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import time
 
-from cpmodel.control import Control, Request, SearchStopped, SolutionSink
-from cpmodel.result import SolveResult, status_of
-from cpmodel.specs import WordscapesSpec
-from cpmodel.validate import check_wordscapes
+from cpmodel.core.control import Control, Request, SearchStopped, SolutionSink
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.core.specs import WordscapesSpec
+from cpmodel.core.validate import check_wordscapes
 
 
 class SlotFiller:

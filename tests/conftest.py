@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from cpmodel.lexicon import Lexicon
-from cpmodel.specs import RectangleSpec
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import RectangleSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,7 +83,7 @@ def polyominoes(size: int) -> set[frozenset]:
 def brute_force_bananagrams(hand: str, words) -> set[tuple[str, ...]]:
     """Every layout of the hand: each connected shape, each order of the tiles on
     it, kept when every maximal run of two or more letters is a word."""
-    from cpmodel.boards import layout_rows, maximal_runs
+    from cpmodel.core.boards import layout_rows, maximal_runs
 
     word_set = set(words)
     layouts = set()

@@ -6,14 +6,14 @@ import json
 import xml.etree.ElementTree as ET
 
 from conftest import run_cli
-from cpmodel.boards import parse_layout
+from cpmodel.core.boards import parse_layout
 from collections import Counter
 
-from cpmodel.control import Control
-from cpmodel.game import DUMP, PEEL, START, hardness, play
-from cpmodel.svg import layout_svg
-from cpmodel.validate import banana_problems
+from cpmodel.core.control import Control
+from cpmodel.core.validate import banana_problems
+from cpmodel.show.svg import layout_svg
 from heuristics.bananagrams import WordTable
+from heuristics.game import DUMP, PEEL, START, hardness, play
 from heuristics.peel import ATTACH, REPAIR, RESOLVE, STUCK, PeelLimits, align, attach, moved_tiles, peel
 
 WORDS = ["cat", "cats", "at", "as", "ta", "act", "sat", "tas", "scat", "qi", "it", "is", "ti", "si",
@@ -61,7 +61,7 @@ def test_moved_counts_and_alignment():
 
 
 def test_game_steps_are_valid_and_consistent():
-    from cpmodel.lexicon import load_default
+    from cpmodel.core.lexicon import load_default
 
     table = WordTable.of_lexicon(load_default().words)
     game = play(table, seed=3)
@@ -90,7 +90,7 @@ def test_game_reaches_a_dump_and_goes_on():
     """A small lexicon (300 words of each length) and node-only limits, so the
     run is the same on any machine: seed 2 gets stuck at a peel, dumps the
     rack's hardest letter for three tiles, and still finishes."""
-    from cpmodel.lexicon import load_default
+    from cpmodel.core.lexicon import load_default
 
     table = WordTable.of_lexicon(load_default().words, top=300)
     limits = PeelLimits(repair_seconds=600, resolve_seconds=600, resolve_nodes=2000)
@@ -136,7 +136,7 @@ STEP_KEYS = {"action", "drawn", "dumped", "hand", "rack", "grid", "moved", "stag
 
 
 def test_cli_game_json_has_the_documented_keys_and_valid_steps(tmp_path):
-    from cpmodel.lexicon import load_default
+    from cpmodel.core.lexicon import load_default
 
     game = run_cli("banana", "--game", "--seed", "3", "--json", "--svg", str(tmp_path / "g.svg"))
     doc = json.loads(game.stdout)

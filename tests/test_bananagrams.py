@@ -8,12 +8,12 @@ from collections import Counter
 import pytest
 
 from conftest import run_cli
-from cpmodel import bananagrams as cpsat
-from cpmodel.boards import parse_layout
-from cpmodel.control import Control
-from cpmodel.lexicon import Lexicon
-from cpmodel.specs import banana_bag, banana_spec, draw_hand, parse_hand
-from cpmodel.validate import banana_problems
+from cpmodel.core.boards import parse_layout
+from cpmodel.core.control import Control
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import banana_bag, banana_spec, draw_hand, parse_hand
+from cpmodel.core.validate import banana_problems
+from cpmodel.models import bananagrams as cpsat
 from heuristics import bananagrams as backtrack
 
 WORDS = {"cat", "cats", "act", "sat", "at", "as", "ta", "tas", "sac", "scat", "tact"}
@@ -146,7 +146,7 @@ def test_banana_cli_json(word_file):
 def test_restarts_lay_out_a_hand_the_longest_first_order_strands():
     """Seed 40's 40 tiles (jj, xx, q, z): longest first strands a rare letter
     and thrashes; the fail-first restart lays them out in a few nodes."""
-    from cpmodel.lexicon import load_default
+    from cpmodel.core.lexicon import load_default
 
     hand = draw_hand(40, 40)
     table = backtrack.WordTable.of_lexicon(load_default().words).restrict(hand)

@@ -16,7 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cpmodel import lexicon as lex
+from cpmodel.core import lexicon as lex
 from conftest import run_cli
 
 

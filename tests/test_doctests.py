@@ -7,7 +7,7 @@ import importlib
 
 import pytest
 
-MODULES = ["cpmodel", "cpmodel.lexicon", "cpmodel.specs", "cpmodel.render"]
+MODULES = ["cpmodel", "cpmodel.core.lexicon", "cpmodel.core.specs", "cpmodel.show.render"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -7,10 +7,10 @@ import pickle
 import pytest
 
 from conftest import brute_force_rectangles
-from cpmodel import engines
-from cpmodel.control import Request
-from cpmodel.jobs import Job
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.run import engines
 
 
 def test_a_job_pickles_and_runs_the_same_after(tiny_lexicon):

@@ -17,10 +17,10 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from cpmodel import cli
-from cpmodel.lexicon import load_default
-from cpmodel.specs import rectangle_spec
-from cpmodel.validate import check_rectangle
+from cpmodel.commands import cli
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.core.validate import check_rectangle
 from tests.conftest import ROOT, run_cli
 
 DOCS = (ROOT / "docs" / "json.md").read_text()
@@ -29,7 +29,7 @@ DOCS = (ROOT / "docs" / "json.md").read_text()
 @pytest.fixture(autouse=True)
 def _restore_signal_handlers():
     """cli.main() run in this process takes over SIGINT and SIGTERM; give them back."""
-    from cpmodel import interrupts
+    from cpmodel.run import interrupts
 
     saved = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
     yield
@@ -153,10 +153,10 @@ def test_a_signal_while_streamed_solutions_print_loses_none():
 
     from rich.console import Console
 
-    from cpmodel import interrupts
-    from cpmodel.control import Control
-    from cpmodel.result import SolveResult
-    from cpmodel.supervise import Supervisor
+    from cpmodel.core.control import Control
+    from cpmodel.core.result import SolveResult
+    from cpmodel.run import interrupts
+    from cpmodel.run.supervise import Supervisor
 
     interrupts.install()
     control, printed = Control(), []

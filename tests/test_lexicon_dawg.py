@@ -7,9 +7,9 @@ import random
 
 import pytest
 
-from cpmodel import lexicon as lex
-from cpmodel.dawg import accepts, build_dawg
-from cpmodel.errors import InputError
+from cpmodel.core import lexicon as lex
+from cpmodel.core.dawg import accepts, build_dawg
+from cpmodel.core.errors import InputError
 
 
 def test_parse_words_folds_case_and_counts_skips():

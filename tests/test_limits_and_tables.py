@@ -8,8 +8,8 @@ import json
 import pytest
 
 from conftest import TINY_WORDS, run_cli
-from cpmodel.cli import build_parser
-from cpmodel.errors import InputError
+from cpmodel.commands.cli import build_parser
+from cpmodel.core.errors import InputError
 
 # (command words before the option, the option, the smallest value it takes)
 NUMERIC_OPTIONS = [
@@ -98,7 +98,7 @@ BAD_TABLES = {
 
 @pytest.mark.parametrize("name", sorted(set(BAD_TABLES) - {"binary"}))  # binary: the CLI test below
 def test_bad_score_table_is_refused_in_one_line(name):
-    from cpmodel.scoring import score_table
+    from cpmodel.core.scoring import score_table
 
     text = BAD_TABLES[name].decode("utf-8")
     with pytest.raises(InputError, match="^score table t") as caught:
@@ -116,7 +116,7 @@ def test_bad_score_table_cli_exit_2(tmp_path, word_file, name):
 
 
 def test_good_score_table_changes_only_what_it_names():
-    from cpmodel.scoring import score_table
+    from cpmodel.core.scoring import score_table
 
     table = score_table("scramble", '{"letter_values": {"Q": 8, "qu": 9}, "length_bonus": {"5": 2}, "length_points": {}}')
     assert table.letter_values["q"] == 8 and table.letter_values["qu"] == 9 and table.length_bonus[5] == 2

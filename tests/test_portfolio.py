@@ -1,4 +1,4 @@
-"""--solver auto (cpmodel.portfolio): the race's answer is the single engine's,
+"""--solver auto (cpmodel.run.portfolio): the race's answer is the single engine's,
 a heuristic's unknown is never none, no child outlives the command, and the
 --solver parsing; the familiar-words default of rect."""
 
@@ -14,14 +14,14 @@ from pathlib import Path
 
 import pytest
 
-from cpmodel import engines
-from cpmodel.control import Control, Request
-from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon
-from cpmodel.portfolio import HEAD_START, Entrant, SharedIncumbent, gather, portfolio_plan, race
-from cpmodel.result import FOUND, NONE, UNKNOWN
-from cpmodel.specs import BananaSpec, rectangle_spec
-from cpmodel.validate import check_rectangle
+from cpmodel.core.control import Control, Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.result import FOUND, NONE, UNKNOWN
+from cpmodel.core.specs import BananaSpec, rectangle_spec
+from cpmodel.core.validate import check_rectangle
+from cpmodel.run import engines
+from cpmodel.run.portfolio import HEAD_START, Entrant, SharedIncumbent, gather, portfolio_plan, race
 from tests.conftest import ROOT, brute_force_rectangles, run_cli
 
 ALL, COUNT, BEST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)
@@ -36,7 +36,7 @@ def spec_3x3(default_lexicon_top):
 
 @pytest.fixture
 def default_lexicon_top():
-    from cpmodel.lexicon import load_default
+    from cpmodel.core.lexicon import load_default
 
     return load_default().top
 
@@ -80,8 +80,8 @@ def test_gather_waits_for_every_engine(spec_3x3):
 
 
 def test_wordscapes_race_equals_single_engine():
-    from cpmodel.boards import parse_crossword
-    from cpmodel.specs import wordscapes_spec
+    from cpmodel.core.boards import parse_crossword
+    from cpmodel.core.specs import wordscapes_spec
     from tests.conftest import brute_force_wordscapes
 
     lexicon = Lexicon("rest site sir eat tea ate set are arts east sea tie".split())

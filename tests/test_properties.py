@@ -18,19 +18,19 @@ from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
 from conftest import brute_force_bananagrams, brute_force_rectangles, brute_force_wordscapes
-from cpmodel import bananagrams as banana_cpsat
-from cpmodel import rectangle as rect_cpsat
-from cpmodel import rectangle_cp as rect_cp
-from cpmodel import wordscapes as scapes_cpsat
-from cpmodel import wordscapes_cp as scapes_cp
-from cpmodel.boards import parse_crossword, parse_layout
-from cpmodel.cli import build_parser
-from cpmodel.control import Control, Request
-from cpmodel.dawg import accepts, build_dawg
-from cpmodel.errors import InputError
-from cpmodel.lexicon import Lexicon, parse_words
-from cpmodel.specs import banana_spec, parse_hand, rectangle_spec, wordscapes_spec
-from cpmodel.validate import banana_problems, rank_objective, rectangle_problems, wordscapes_problems
+from cpmodel.commands.cli import build_parser
+from cpmodel.core.boards import parse_crossword, parse_layout
+from cpmodel.core.control import Control, Request
+from cpmodel.core.dawg import accepts, build_dawg
+from cpmodel.core.errors import InputError
+from cpmodel.core.lexicon import Lexicon, parse_words
+from cpmodel.core.specs import banana_spec, parse_hand, rectangle_spec, wordscapes_spec
+from cpmodel.core.validate import banana_problems, rank_objective, rectangle_problems, wordscapes_problems
+from cpmodel.models import bananagrams as banana_cpsat
+from cpmodel.models import rectangle as rect_cpsat
+from cpmodel.models import rectangle_cp as rect_cp
+from cpmodel.models import wordscapes as scapes_cpsat
+from cpmodel.models import wordscapes_cp as scapes_cp
 from heuristics import bananagrams as banana_backtrack
 from heuristics import rectangle as rect_backtrack
 from heuristics import wordscapes as scapes_backtrack

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 
 import heuristics.rectangle_numpy as kernel
 from conftest import brute_force_rectangles
-from cpmodel.control import Control, Request
-from cpmodel.lexicon import Lexicon, load_default
-from cpmodel.specs import rectangle_spec
+from cpmodel.core.control import Control, Request
+from cpmodel.core.lexicon import Lexicon, load_default
+from cpmodel.core.specs import rectangle_spec
 from heuristics import rectangle as backtrack
 from test_properties import words_over
 

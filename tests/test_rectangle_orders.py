@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 
 from conftest import brute_force_rectangles
-from cpmodel.control import Request
-from cpmodel.lexicon import load_default
-from cpmodel.specs import rectangle_spec
-from cpmodel.validate import rectangle_problems
+from cpmodel.core.control import Request
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.core.validate import rectangle_problems
 from heuristics import rectangle as backtrack
 from heuristics.rectangle_orders import ORDERS, search
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from conftest import brute_force_rectangles
-from cpmodel import rectangle as cpsat
-from cpmodel.control import Control, Request
-from cpmodel.lexicon import Lexicon, load_default
-from cpmodel.specs import rectangle_spec
-from cpmodel.validate import rank_objective, rectangle_problems
+from cpmodel.core.control import Control, Request
+from cpmodel.core.lexicon import Lexicon, load_default
+from cpmodel.core.specs import rectangle_spec
+from cpmodel.core.validate import rank_objective, rectangle_problems
+from cpmodel.models import rectangle as cpsat
 from heuristics import rectangle as backtrack
 
 ALL = Request(limit=None)

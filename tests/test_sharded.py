@@ -19,15 +19,17 @@ from concurrent.futures import Future
 
 from rich.console import Console
 
-from cpmodel import engines
-from cpmodel.boards import parse_crossword
-from cpmodel.commands.sharded import Output, Progress, _drive
-from cpmodel.control import Request
-from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon, load_default
-from cpmodel.shards import Merger, split, split_line, with_bound, worth_sharding
-from cpmodel.specs import rectangle_spec, wordscapes_spec
-from cpmodel.validate import rectangle_problems
+from cpmodel.core.boards import parse_crossword
+from cpmodel.core.control import Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.lexicon import Lexicon, load_default
+from cpmodel.core.specs import rectangle_spec, wordscapes_spec
+from cpmodel.core.validate import rectangle_problems
+from cpmodel.run import engines
+from cpmodel.run.cuts import split_line
+from cpmodel.run.sharded import Progress, _drive
+from cpmodel.run.shards import Merger, split, with_bound, worth_sharding
+from cpmodel.show.output import Output
 from tests.conftest import ROOT, run_cli
 
 RECT_ENGINES = ("backtrack", "cp", "cpsat")
@@ -73,8 +75,8 @@ def test_sharded_count_transposed_shape():
 def test_wordscapes_sharded_optimum_equals_whole(engine):
     """A shard cuts one slot's candidates; its ranks must be cut alike, or --best
     reads the wrong rank for the split slot's words (it reported (164, 495) for (172, 523))."""
-    from cpmodel.boards import parse_crossword
-    from cpmodel.specs import wordscapes_spec
+    from cpmodel.core.boards import parse_crossword
+    from cpmodel.core.specs import wordscapes_spec
 
     spec = wordscapes_spec(parse_crossword("....\n.##.\n...."), "retains", load_default().top(3000))
     job = Job("wordscapes", spec, engine, Request(limit=None, best=True))

@@ -12,13 +12,13 @@ import time
 import pytest
 
 from conftest import ROOT, brute_force_rectangles, brute_force_wordscapes, run_cli
-from cpmodel import engines
-from cpmodel.boards import parse_crossword
-from cpmodel.control import Control, Request
-from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon, load_default
-from cpmodel.specs import rectangle_spec, wordscapes_spec
-from cpmodel.validate import rank_objective, rectangle_problems, wordscapes_problems
+from cpmodel.core.boards import parse_crossword
+from cpmodel.core.control import Control, Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.lexicon import Lexicon, load_default
+from cpmodel.core.specs import rectangle_spec, wordscapes_spec
+from cpmodel.core.validate import rank_objective, rectangle_problems, wordscapes_problems
+from cpmodel.run import engines
 
 ENGINES = ("backtrack", "cp", "cpsat")
 ALL, COUNT, BEST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from conftest import ROOT, TINY_WORDS, run_cli, run_json
-from cpmodel.lexicon import Lexicon, load_default, load_file
+from cpmodel.core.lexicon import Lexicon, load_default, load_file
 
 
 def _walk(parser: argparse.ArgumentParser, path=()):
@@ -26,7 +26,7 @@ def _walk(parser: argparse.ArgumentParser, path=()):
 
 
 def test_every_option_of_every_subcommand_has_help_with_its_default():
-    from cpmodel.cli import build_parser
+    from cpmodel.commands.cli import build_parser
 
     parser = build_parser()
     checked = 0
@@ -47,7 +47,7 @@ def test_every_option_of_every_subcommand_has_help_with_its_default():
 def test_version_and_usage_name():
     proc = run_cli("--version")
     assert proc.returncode == 0 and re.fullmatch(r"cpmodel \d+\.\d+\.\d+\S*\n", proc.stdout)
-    script = ("import sys; sys.argv[0] = '/usr/local/bin/cpmodel'; from cpmodel.cli import main; "
+    script = ("import sys; sys.argv[0] = '/usr/local/bin/cpmodel'; from cpmodel.commands.cli import main; "
               "sys.exit(main(['rect', '--help']))")
     usage = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT).stdout
     assert usage.startswith("usage: cpmodel rect ")
@@ -91,13 +91,13 @@ def test_option_the_engine_ignores_gets_a_warning(tiny_dict):
 
 
 def test_lexicon_from_a_users_list_is_normalised_for_both_engines():
-    from cpmodel.control import Request
-    from cpmodel.specs import rectangle_spec
+    from cpmodel.core.control import Request
+    from cpmodel.core.specs import rectangle_spec
 
     messy = Lexicon([w.upper() if k % 2 else f" {w.title()} " for k, w in enumerate(TINY_WORDS)] + ["x-ray", ""])
     clean = Lexicon(list(dict.fromkeys(TINY_WORDS)))
     assert messy.words == clean.words and messy.skipped == 1
-    from cpmodel import rectangle as cp
+    from cpmodel.models import rectangle as cp
     from heuristics import rectangle as bt
 
     every = Request(limit=None)
@@ -106,7 +106,7 @@ def test_lexicon_from_a_users_list_is_normalised_for_both_engines():
 
 
 def test_a_hand_with_spaces_is_parsed_as_on_the_command_line():
-    from cpmodel.specs import banana_spec, parse_hand
+    from cpmodel.core.specs import banana_spec, parse_hand
 
     lexicon = Lexicon("ate eat tea at ta")
     assert banana_spec("t a, e", lexicon) == banana_spec(parse_hand("tae"), lexicon)
@@ -131,7 +131,7 @@ def test_plain_list_keeps_line_order(word_file):
 
 def test_words_top_follows_wordfreq_order():
     """--top N keeps each length's N most frequent words (by wordfreq, computed
-    here independently of cpmodel.lexicon) and --sort common lists them in that order."""
+    here independently of cpmodel.core.lexicon) and --sort common lists them in that order."""
     from importlib import resources
 
     from wordfreq import get_frequency_dict
@@ -170,7 +170,7 @@ def test_top_keeps_only_common_words_for_banana_and_grid(word_file):
 
 def test_banana_draw_shows_the_hand_and_qqq_points_to_cpsat():
     proc = run_cli("banana", "--draw", "7", "--seed", "3")
-    from cpmodel.specs import draw_hand
+    from cpmodel.core.specs import draw_hand
 
     assert f"drew 7 tiles (seed 3): {draw_hand(7, 3).upper()}" in proc.stdout
     stuck = run_cli("banana", "qqq", "--solver", "backtrack")
@@ -196,7 +196,7 @@ def _fill_objective(rows, slots, rank):
 
 def test_wordscapes_best_is_the_brute_force_optimum_in_both_engines(tmp_path):
     import cpmodel
-    from cpmodel.boards import parse_crossword
+    from cpmodel.core.boards import parse_crossword
 
     board = "....\n.##.\n....\n"
     lexicon = cpmodel.load_lexicon(WORDSCAPES_WORDS)
@@ -261,15 +261,15 @@ def test_explain_fits_80_columns_with_whole_code_pointers(tiny_dict):
     proc = run_cli("explain", "rect", "3x3", "--dict", tiny_dict, "--distinct", env_extra={"COLUMNS": "80"})
     assert proc.returncode == 0
     _fits(proc.stdout)
-    pointers = re.findall(r"added by (cpmodel/\w+\.py:\d+ \(\w+\))", proc.stdout)
+    pointers = re.findall(r"added by (cpmodel/models/\w+\.py:\d+ \(\w+\))", proc.stdout)
     assert len(pointers) == 3
 
 
 def test_numbers_never_wrap_away_from_their_units():
     from rich.console import Console
 
-    from cpmodel.render import summary
-    from cpmodel.result import SolveResult
+    from cpmodel.core.result import SolveResult
+    from cpmodel.show.render import summary
 
     result = SolveResult("backtrack", "unknown", False, 0, seconds=15.61, stopped_by="time-limit",
                          stats={"nodes": 123456789})
@@ -282,8 +282,8 @@ def test_numbers_never_wrap_away_from_their_units():
 
 
 def test_a_cut_run_gives_a_ratio_bound():
-    from cpmodel.render import speed_ratio
-    from cpmodel.result import SolveResult
+    from cpmodel.core.result import SolveResult
+    from cpmodel.show.render import speed_ratio
 
     fast = SolveResult("backtrack", "found", True, 1, seconds=1.0)
     slow_cut = SolveResult("cpsat", "unknown", False, 0, seconds=15.4, stopped_by="time-limit")

@@ -7,10 +7,10 @@ import re
 
 import pytest
 
-from cpmodel.boards import GridBoard, Tile, parse_grid
-from cpmodel.errors import InputError
-from cpmodel.lexicon import load_default
-from cpmodel.scoring import score_table
+from cpmodel.core.boards import GridBoard, Tile, parse_grid
+from cpmodel.core.errors import InputError
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.scoring import score_table
 from heuristics import grid
 from heuristics import words as W
 
@@ -155,7 +155,7 @@ def test_annealing_improves_on_its_start(lexicon_words):
 
 
 def test_finder_validators_catch_bad_answers():
-    from cpmodel.validate import grid_word_problems, rack_word_problems
+    from cpmodel.core.validate import grid_word_problems, rack_word_problems
 
     words = {"cat", "act", "tact"}
     assert rack_word_problems("cat", "tac", (), words) == []

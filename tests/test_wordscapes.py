@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from conftest import brute_force_wordscapes, run_cli
-from cpmodel import wordscapes as cpsat
-from cpmodel.boards import parse_crossword
-from cpmodel.control import Request
-from cpmodel.lexicon import Lexicon
-from cpmodel.specs import wordscapes_spec
-from cpmodel.validate import wordscapes_problems
+from cpmodel.core.boards import parse_crossword
+from cpmodel.core.control import Request
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import wordscapes_spec
+from cpmodel.core.validate import wordscapes_problems
+from cpmodel.models import wordscapes as cpsat
 from heuristics import wordscapes as backtrack
 
 WORDS = Lexicon("""ten net tea eat ate eta tan ant nat tae neat ante etna anet sate seat east teas eats

@@ -1,7 +1,7 @@
 """``--solver``: reading its value, and running ``--solver auto`` (the default).
 
 ``--solver`` takes ``auto`` (a race of the engines that apply, see
-cpmodel.portfolio), ``both`` (the cross-check: every engine that can answer),
+cpmodel.run.portfolio), ``both`` (the cross-check: every engine that can answer),
 one engine name, or a comma list of two or more (``backtrack,cp,cpsat``, a
 cross-check of those). :func:`choose_engines` turns the text into engine
 names, or a one-line error; :func:`run_portfolio` runs the race under
@@ -18,21 +18,21 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpmodel.commands.common import write_json, write_json_lines
-from cpmodel.control import Control
-from cpmodel.errors import InputError
-from cpmodel.jobs import Job
-from cpmodel.render import Parts, print_grid, summary
-from cpmodel.result import FOUND, SolveResult
+from cpmodel.core.control import Control
+from cpmodel.core.errors import InputError
+from cpmodel.core.jobs import Job
+from cpmodel.core.result import FOUND, SolveResult
+from cpmodel.show.documents import solve_document, write_json, write_json_lines
+from cpmodel.show.render import Parts, print_grid, summary
 
 AUTO, BOTH = "auto", "both"
 SOLVER_METAVAR = "auto|both|ENGINE[,ENGINE…]"
 FAMILIAR_IMPROVE_FOR = 15.0  # seconds of improvement after the first rectangle (the familiar-words default)
-EXIT_INTERRUPTED = 130  # the CLI makes it 143 after SIGTERM (cpmodel.interrupts)
+EXIT_INTERRUPTED = 130  # the CLI makes it 143 after SIGTERM (cpmodel.run.interrupts)
 
 
 def solver_help(puzzle: str) -> str:
-    from cpmodel.engines import engines_for
+    from cpmodel.run.engines import engines_for
 
     return (f"auto races the engines that apply ({', '.join(engines_for(puzzle))}) in parallel processes and "
             f"reports the first conclusive answer; both, or a comma list such as backtrack,cpsat, runs each "
@@ -44,7 +44,7 @@ def choose_engines(text: str, puzzle: str, best: bool = False) -> list[str]:
     (one, or two or more for the cross-check). Bad values raise a one-line InputError."""
     import difflib
 
-    from cpmodel.engines import engines_for
+    from cpmodel.run.engines import engines_for
 
     known, able = engines_for(puzzle), engines_for(puzzle, best)
     value = text.strip().lower()
@@ -74,14 +74,14 @@ def choose_engines(text: str, puzzle: str, best: bool = False) -> list[str]:
 def familiar_request(time_limit: float | None):
     """The familiar-words default: --best that stops improving ``time_limit`` (or
     :data:`FAMILIAR_IMPROVE_FOR`) seconds after the first rectangle."""
-    from cpmodel.control import Request
+    from cpmodel.core.control import Request
 
     return Request(limit=None, best=True, improve_for=time_limit or FAMILIAR_IMPROVE_FOR)
 
 
 def plan_for(job: Job, jobs: int | None = None):
     """The race ``auto`` runs for this job on ``jobs`` cores (default: all)."""
-    from cpmodel.portfolio import portfolio_plan
+    from cpmodel.run.portfolio import portfolio_plan
 
     return portfolio_plan(job.puzzle, job.request.best, jobs)
 
@@ -89,8 +89,8 @@ def plan_for(job: Job, jobs: int | None = None):
 def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: str, stdout: Console,
                   stderr: Console, describe=None) -> int:
     """Race ``plan`` on ``job`` and print the answer; ``output`` is rich, json or jsonl."""
-    from cpmodel.portfolio import Race
-    from cpmodel.supervise import Supervisor
+    from cpmodel.run.portfolio import Race
+    from cpmodel.run.supervise import Supervisor
 
     request = job.request
     familiar = request.improve_for is not None
@@ -177,8 +177,6 @@ def answered_line(result: SolveResult) -> str:
 def portfolio_document(header: dict, job: Job, result: SolveResult) -> dict:
     """The JSON document of an ``auto`` run: the usual keys, ``solver: auto``,
     ``answered_by`` (the engine whose answer this is) and ``portfolio``."""
-    from cpmodel.commands.common import solve_document
-
     doc = solve_document(header, job.request, [result], None)
     doc["stats"] = {key: value for key, value in doc["stats"].items() if key != "portfolio"}
     doc.update(solver=AUTO, answered_by=result.solver, portfolio=result.stats.get("portfolio", {}))

@@ -7,23 +7,23 @@ import json
 
 from rich.console import Console
 
-from cpmodel import engines
 from cpmodel.commands.auto import AUTO, answered_line
-from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, EXIT_INVALID_LAYOUT, combined_status,
-                                     cpsat_params, engine_names, load_lexicon, read_user_file, warn_unused,
-                                     write_json)
-from cpmodel.control import Control
-from cpmodel.errors import InputError
-from cpmodel.jobs import Job
-from cpmodel.portfolio import Race, portfolio_plan
-from cpmodel.render import Parts, comparison_table, print_grid, summary
-from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
-from cpmodel.specs import BananaSpec
-from cpmodel.supervise import Supervisor
+from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, EXIT_INVALID_LAYOUT, cpsat_params,
+                                     engine_names, load_lexicon, read_user_file, warn_unused)
+from cpmodel.core.control import Control
+from cpmodel.core.errors import InputError
+from cpmodel.core.jobs import Job
+from cpmodel.core.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.core.specs import BananaSpec
+from cpmodel.run import engines
+from cpmodel.run.portfolio import Race, portfolio_plan
+from cpmodel.run.supervise import Supervisor
+from cpmodel.show.documents import combined_status, write_json
+from cpmodel.show.render import Parts, comparison_table, print_grid, summary
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    from cpmodel.specs import draw_hand, parse_hand
+    from cpmodel.core.specs import draw_hand, parse_hand
 
     if args.check:
         return check_layout(args, stdout, stderr)
@@ -71,7 +71,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if args.compact and not interrupted:
         found = next((r for r in results if r.solutions), None)
         if found is not None:
-            from cpmodel.bananagrams import compact
+            from cpmodel.models.bananagrams import compact
 
             control = Control(time_limit=args.time_limit)
             supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
@@ -134,9 +134,9 @@ def banana_agreement(results: list[SolveResult]) -> str:
 
 def check_layout(args, stdout: Console, stderr: Console) -> int:
     """--check: validate a layout file against the rules and, if given, the hand."""
-    from cpmodel.boards import parse_layout
-    from cpmodel.specs import parse_hand
-    from cpmodel.validate import banana_problems
+    from cpmodel.core.boards import parse_layout
+    from cpmodel.core.specs import parse_hand
+    from cpmodel.core.validate import banana_problems
 
     text = read_user_file(args.check, "layout file")
     cells = parse_layout(text, source=f"layout file {args.check}")
@@ -171,7 +171,7 @@ def rows_to_cells(rows) -> dict:
 def read_layout_arg(path: str) -> dict:
     """A layout file: rows of letters ('.' or space empty), or a JSON document with a ``grid``
     (what ``banana --json`` and each step of ``--game --json`` print)."""
-    from cpmodel.boards import parse_layout
+    from cpmodel.core.boards import parse_layout
 
     text = read_user_file(path, "layout file")
     if text.lstrip().startswith("{"):
@@ -188,7 +188,7 @@ def read_layout_arg(path: str) -> dict:
 def write_svg(path: str, cells: dict, marks: dict, title: str, legend: str) -> None:
     from pathlib import Path
 
-    from cpmodel.svg import layout_svg
+    from cpmodel.show.svg import layout_svg
 
     try:
         Path(path).write_text(layout_svg(cells, marks, title, legend), encoding="utf-8")
@@ -201,9 +201,9 @@ def write_svg(path: str, cells: dict, marks: dict, title: str, legend: str) -> N
 
 def peel_layout(args, stdout: Console, stderr: Console) -> int:
     """--peel LAYOUT_FILE TILES: a valid layout that also holds TILES, moving few tiles."""
-    from cpmodel.boards import layout_rows
-    from cpmodel.specs import parse_hand
-    from cpmodel.validate import banana_problems
+    from cpmodel.core.boards import layout_rows
+    from cpmodel.core.specs import parse_hand
+    from cpmodel.core.validate import banana_problems
     from heuristics.peel import peel
 
     if args.hand is None:
@@ -245,7 +245,7 @@ def play_game(args, stdout: Console, stderr: Console) -> int:
     """--game --seed S [--players P]: peel until the bag is empty; every step validated."""
     import statistics
 
-    from cpmodel.game import PEEL, opening_hand, play
+    from heuristics.game import PEEL, opening_hand, play
 
     if args.hand is not None or args.draw is not None:
         raise InputError("--game draws its own tiles: give no HAND and no --draw")

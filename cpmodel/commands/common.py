@@ -1,88 +1,23 @@
 """Helpers every command shares: loading inputs, running solvers under
-supervision, comparing two solvers, and the JSON document."""
+supervision and comparing two solvers (the JSON document: cpmodel.show.documents)."""
 
 from __future__ import annotations
 
-import io
-import json
-import math
-import os
-
 from rich.console import Console
 
-from cpmodel import interrupts
-from cpmodel.control import Control, Request
-from cpmodel.errors import InputError
-from cpmodel.jobs import Job
-from cpmodel.lexicon import Lexicon, load_default, load_file
-from cpmodel.render import comparison_table, print_grid, summary
-from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
-from cpmodel.supervise import Supervisor
+from cpmodel.core.control import Request
+from cpmodel.core.errors import InputError
+from cpmodel.core.jobs import Job
+from cpmodel.core.lexicon import Lexicon, load_default, load_file
+from cpmodel.core.result import SolveResult
+from cpmodel.run.supervise import Supervisor
+from cpmodel.show.documents import solve_document, write_json
+from cpmodel.show.render import comparison_table, print_grid, summary
 
 # Exit codes, documented in docs/json.md and the CLI's epilog.
 EXIT_DISAGREE, EXIT_BAD_INPUT, EXIT_INVALID_LAYOUT = 1, 2, 3
 EXIT_INTERNAL = 70  # a bug: sysexits' EX_SOFTWARE
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 130, 141, 143  # 128 + SIGINT, SIGPIPE, SIGTERM
-
-_documents_written = 0
-
-
-def write_json(stdout: Console, doc: dict) -> None:
-    """One JSON document (or one JSON line) on stdout, written whole.
-
-    Signals wait until the write is done (a Ctrl-C can never leave half a
-    document), NaN and infinities become null (they are not JSON), and
-    rich is bypassed: its JSON printer is slow and keeps big documents in
-    memory twice."""
-    global _documents_written
-    try:
-        text = json.dumps(doc, allow_nan=False)
-    except ValueError:
-        text = json.dumps(_finite(doc))
-    with interrupts.deferred():
-        write_whole(stdout.file, text + "\n")
-        _documents_written += 1  # before a deferred signal is raised: the document is out
-
-
-def write_json_lines(stdout: Console, docs: list[dict]) -> None:
-    """A batch of JSON lines (``--jsonl``), each line whole."""
-    text = "".join(json.dumps(doc) + "\n" for doc in docs)
-    with interrupts.deferred():
-        write_whole(stdout.file, text)
-
-
-def write_whole(file, text: str) -> None:
-    """Write every byte of ``text`` to ``file``, even when a signal arrives meanwhile.
-
-    A deferred signal that lands while a big write waits on a full pipe makes
-    Python's buffered writer return early and drop the rest (measured: 64 KB
-    of a 4 MB document arrived, and no error). ``os.write`` in a loop reports
-    each partial write, so nothing is lost."""
-    try:
-        fd = file.fileno()
-    except (AttributeError, OSError, io.UnsupportedOperation):  # a StringIO, a captured stream
-        file.write(text)
-        file.flush()
-        return
-    file.flush()  # what the text layer already holds goes first
-    view = memoryview(text.encode(getattr(file, "encoding", None) or "utf-8"))
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def documents_written() -> int:
-    return _documents_written
-
-
-def _finite(value):
-    """``value`` with every NaN or infinity replaced by None."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {key: _finite(item) for key, item in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(item) for item in value]
-    return value
 
 
 def read_user_file(path: str, what: str) -> str:
@@ -125,7 +60,7 @@ def cpsat_params(pairs: list[str] | None) -> tuple[str, ...]:
     """``--param key=value`` as checked SatParameters lines (ortools loads only when given)."""
     if not pairs:
         return ()
-    from cpmodel.cpsat_run import parse_params
+    from cpmodel.models.cpsat_run import parse_params
 
     return parse_params(pairs)
 
@@ -153,7 +88,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
     Shared by every puzzle with a CP-SAT model and a backtracker: streaming,
     Ctrl-C, the --solver both cross-check, JSON and exit codes. ``describe(rows)``,
     if given, is a line printed under each solution (Wordscapes: its words)."""
-    from cpmodel import engines as registry
+    from cpmodel.run import engines as registry
 
     request = job.request
     stream = not as_json and not request.count_only and not request.best and len(engines) == 1
@@ -202,43 +137,6 @@ def compare_results(results: list[SolveResult]) -> str:
     if a.solutions and b.solutions and set(a.solutions) != set(b.solutions):
         return "DISAGREE: different solution sets"
     return "identical solution sets" if a.solutions or a.count == 0 else "same count"
-
-def solve_document(header: dict, request: Request, results: list[SolveResult], agreement: str | None,
-                   engines: list[str] | None = None) -> dict:
-    """The stable JSON document (docs/json.md): status, count, complete, solutions, seconds, ...
-
-    With several engines (a cross-check) the top-level keys speak for all of
-    them, also when Ctrl-C stopped the run before every engine had its turn:
-    ``solvers`` holds each one's own answer and ``agreement`` the verdict."""
-    with_solutions = not request.count_only
-    main = results[0]
-    doc = dict(header)
-    doc.update(main.to_json(with_solutions))
-    engines = engines or [r.solver for r in results]
-    if len(engines) > 1:
-        all_ran = len(results) == len(engines)
-        doc["status"] = combined_status(results)
-        doc["complete"] = all_ran and all(r.complete for r in results)
-        doc["stopped_by"] = main.stopped_by if doc["complete"] else combined_stop(results, all_ran)
-        doc["seconds"] = round(sum(r.seconds for r in results), 4)
-        doc["solver"] = "both"
-        doc["agreement"] = agreement if all_ran and agreement else "undecided (a search did not run or finish)"
-        doc["solvers"] = {r.solver: r.to_json(with_solutions) for r in results}
-    return doc
-
-
-def combined_status(results: list[SolveResult]) -> str:
-    """found if any engine found one; none if an exact engine proved it (only
-    they can say none); else unknown."""
-    statuses = {r.status for r in results}
-    if FOUND in statuses:
-        return FOUND
-    return NONE if NONE in statuses else UNKNOWN
-
-
-def combined_stop(results: list[SolveResult], all_ran: bool) -> str:
-    """Why a cross-check is incomplete: the first engine that was cut short says."""
-    return next((r.stopped_by for r in results if not r.complete and r.stopped_by), "interrupt" if not all_ran else None)
 
 def print_solution(stdout: Console, rows, title: str, describe=None) -> None:
     print_grid(stdout, rows, title)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_DISAGREE, load_lexicon, write_json
-from cpmodel.errors import InputError
+from cpmodel.commands.common import EXIT_DISAGREE, load_lexicon
+from cpmodel.core.errors import InputError
+from cpmodel.show.documents import write_json
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    from cpmodel import compare
-    from cpmodel.render import compare_table
+    from cpmodel.show.render import compare_table
+    from cpmodel.teach import compare
 
     if args.plot:
         try:

@@ -6,17 +6,18 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from cpmodel.commands.common import hand_finder, load_lexicon, write_json
+from cpmodel.commands.common import hand_finder, load_lexicon
 from cpmodel.commands.rect import rect_spec_from_args
 from cpmodel.commands.wordscapes import wordscapes_spec_from_args
-from cpmodel.errors import InputError
-from cpmodel.specs import parse_size
+from cpmodel.core.errors import InputError
+from cpmodel.core.specs import parse_size
+from cpmodel.show.documents import write_json
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
     from rich.table import Table
 
-    from cpmodel import explain
+    from cpmodel.teach import explain
 
     lexicon_name = args.dict or "kjxqz ranked by wordfreq"
     if getattr(args, "top", None):
@@ -27,8 +28,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
         spec = rect_spec_from_args(args, stderr)
         result = explain.explain_rect(spec, args.encoding, lexicon_name)
     elif args.explained == "banana":
-        from cpmodel.bananagrams import candidate_boxes
-        from cpmodel.specs import banana_spec, parse_hand
+        from cpmodel.core.specs import banana_spec, parse_hand
+        from cpmodel.models.bananagrams import candidate_boxes
 
         hand = parse_hand(args.hand)
         lexicon = load_lexicon(args.dict, stderr)

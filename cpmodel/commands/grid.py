@@ -6,19 +6,20 @@ import gc
 
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file, write_json
-from cpmodel.control import Control
-from cpmodel.errors import InputError
-from cpmodel.render import Parts, board_panel, grid_words_table
-from cpmodel.result import FOUND, NONE
-from cpmodel.specs import parse_size
-from cpmodel.supervise import Supervisor
-from cpmodel.validate import check_all, grid_word_problems
+from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file
+from cpmodel.core.control import Control
+from cpmodel.core.errors import InputError
+from cpmodel.core.result import FOUND, NONE
+from cpmodel.core.specs import parse_size
+from cpmodel.core.validate import check_all, grid_word_problems
+from cpmodel.run.supervise import Supervisor
+from cpmodel.show.documents import write_json
+from cpmodel.show.render import Parts, board_panel, grid_words_table
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    from cpmodel.boards import parse_grid
-    from cpmodel.scoring import score_table
+    from cpmodel.core.boards import parse_grid
+    from cpmodel.core.scoring import score_table
     from heuristics import grid
     from heuristics.words import build_trie
 

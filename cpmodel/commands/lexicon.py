@@ -10,7 +10,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from cpmodel.commands.common import load_lexicon
-from cpmodel.errors import InputError
+from cpmodel.core.errors import InputError
 
 
 def run(args, stdout: Console, stderr: Console) -> int:

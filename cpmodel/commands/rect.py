@@ -7,8 +7,8 @@ from rich.console import Console
 from cpmodel.commands.auto import AUTO, familiar_request, plan_for, run_portfolio
 from cpmodel.commands.common import cpsat_params, engine_names, load_lexicon, run_solvers, solve_request, warn_unused
 from cpmodel.commands.sharded import dispatch, output_mode
-from cpmodel.jobs import Job
-from cpmodel.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
+from cpmodel.core.jobs import Job
+from cpmodel.core.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 
 
 def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from cpmodel.commands.common import check_lengths, load_lexicon, write_json
-from cpmodel.errors import InputError
-from cpmodel.render import Parts, words_by_length, words_in_order
-from cpmodel.result import FOUND, NONE
-from cpmodel.validate import check_all, rack_word_problems
+from cpmodel.commands.common import check_lengths, load_lexicon
+from cpmodel.core.errors import InputError
+from cpmodel.core.result import FOUND, NONE
+from cpmodel.core.validate import check_all, rack_word_problems
+from cpmodel.show.documents import write_json
+from cpmodel.show.render import Parts, words_by_length, words_in_order
 
 
 def run(args, stdout: Console, stderr: Console) -> int:

@@ -6,12 +6,12 @@ import re
 
 from rich.console import Console
 
+from cpmodel.commands.auto import AUTO, plan_for, run_portfolio
 from cpmodel.commands.common import (cpsat_params, engine_names, load_lexicon, read_user_file, run_solvers,
                                      solve_request, warn_unused)
-from cpmodel.commands.auto import AUTO, plan_for, run_portfolio
 from cpmodel.commands.sharded import dispatch, output_mode
-from cpmodel.errors import InputError
-from cpmodel.jobs import Job
+from cpmodel.core.errors import InputError
+from cpmodel.core.jobs import Job
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
@@ -44,8 +44,8 @@ def fill_words(spec, rows) -> str:
 
 
 def wordscapes_spec_from_args(args, stderr: Console):
-    from cpmodel.boards import parse_crossword
-    from cpmodel.specs import wordscapes_spec
+    from cpmodel.core.boards import parse_crossword
+    from cpmodel.core.specs import wordscapes_spec
 
     if not re.fullmatch(r"[a-z]+", args.letters.strip().lower()):
         raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")

@@ -16,7 +16,7 @@ Two estimates, which check each other:
 
 CPU time from Knuth's node count uses the node rate the sampled shards ran
 at. "Workers for an hour" assumes the shards spread evenly, which the
-30–100 shards per worker of cpmodel.shards are there to make true.
+30–100 shards per worker of cpmodel.run.shards are there to make true.
 """
 
 from __future__ import annotations
@@ -27,13 +27,13 @@ import statistics
 import time
 from dataclasses import replace
 
-from cpmodel.control import Control, Request
-from cpmodel.jobs import Job
+from cpmodel.core.control import Control, Request
+from cpmodel.core.jobs import Job
 
 
 def knuth_estimate(job: Job, probes: int = 2000, seed: int = 0) -> dict:
     """Mean and standard error of Knuth's estimator over ``probes`` random paths (rect only)."""
-    from cpmodel.engines import fill_orientation
+    from cpmodel.run.engines import fill_orientation
     from heuristics.rectangle import RectangleSearch, _members
 
     spec = job.spec
@@ -50,8 +50,8 @@ def knuth_estimate(job: Job, probes: int = 2000, seed: int = 0) -> dict:
 
 def sample_shards(job: Job, words: tuple[str, ...], budget: float = 10.0, seed: int = 0, at_least: int = 3) -> dict:
     """Run one-word shards of random first-line words for about ``budget`` seconds and scale up."""
-    from cpmodel import engines
-    from cpmodel.shards import restrict
+    from cpmodel.run import engines
+    from cpmodel.run.cuts import restrict
 
     if job.puzzle == "rect":  # build the engine's word tables before the clock starts
         engines.run(restrict(job, ()))
@@ -78,7 +78,7 @@ def sample_shards(job: Job, words: tuple[str, ...], budget: float = 10.0, seed: 
 
 def plan(job: Job, words: tuple[str, ...], probes: int = 2000, budget: float = 10.0, seed: int = 0) -> dict:
     """Both estimates and what they mean in CPU-hours and workers for one hour."""
-    from cpmodel.shards import pin_orientation
+    from cpmodel.run.cuts import pin_orientation
 
     job = pin_orientation(job)
     sampled = sample_shards(job, words, budget, seed)

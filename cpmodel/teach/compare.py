@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cpmodel.control import Control, Request
-from cpmodel.result import SolveResult
+from cpmodel.core.control import Control, Request
+from cpmodel.core.result import SolveResult
 
 MODEL_ENGINES = ("cp", "cpsat")  # the constraint models, as against the backtrackers
 ALL, COUNT, BEST, FIRST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True), Request()
@@ -55,7 +55,7 @@ class Case:
     puzzle: str
     label: str
     size: int  # cells or tiles, the plot's x axis
-    job: object  # a cpmodel.jobs.Job; its engine is replaced per run
+    job: object  # a cpmodel.core.jobs.Job; its engine is replaced per run
     engines: tuple[str, ...]
     not_run: dict[str, str] = field(default_factory=dict)  # engine → why it sits this case out
     kind: str = "sets"  # "sets" (sets, counts, optima) or "layouts" (any valid layout)
@@ -106,7 +106,7 @@ def _warm_up() -> None:
 
 
 def run_case(case: Case, time_limit: float) -> Row:
-    from cpmodel import engines
+    from cpmodel.run import engines
 
     results = {name: engines.run(case.job.with_engine(name), Control(time_limit=time_limit)) for name in case.engines}
     return Row(case, results, agreement(list(results.values()), case.kind))
@@ -114,10 +114,10 @@ def run_case(case: Case, time_limit: float) -> Row:
 
 def cases(lexicon, quick: bool = False):
     """The suite's cases, built from ``lexicon``."""
-    from cpmodel.boards import parse_crossword
-    from cpmodel.engines import engines_for
-    from cpmodel.jobs import Job
-    from cpmodel.specs import banana_spec, draw_hand, rectangle_spec, wordscapes_spec
+    from cpmodel.core.boards import parse_crossword
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.specs import banana_spec, draw_hand, rectangle_spec, wordscapes_spec
+    from cpmodel.run.engines import engines_for
     from heuristics.words import WordIndex, find_words
 
     suite = QUICK if quick else {"rect": RECT_CASES, "banana": BANANA_CASES, "wordscapes": WORDSCAPES_CASES}
@@ -137,7 +137,7 @@ def cases(lexicon, quick: bool = False):
 
 
 def _case(puzzle: str, label: str, size: int, job, left_out: dict[str, str]) -> Case:
-    from cpmodel.engines import engines_for
+    from cpmodel.run.engines import engines_for
 
     chosen = tuple(name for name in engines_for(puzzle, best=job.request.best) if name not in left_out)
     return Case(puzzle, label, size, job, chosen, dict(left_out))
@@ -169,7 +169,7 @@ def agreement(results: list[SolveResult], kind: str) -> str:
 
 def to_json(rows: list[Row]) -> list[dict]:
     """One document per case: every engine's result, who sat out and why, the ratios."""
-    from cpmodel.render import finished
+    from cpmodel.show.render import finished
 
     docs = []
     for row in rows:

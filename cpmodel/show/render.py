@@ -19,7 +19,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from cpmodel.result import FOUND, GAVE_UP, NONE, SolveResult
+from cpmodel.core.result import FOUND, GAVE_UP, NONE, SolveResult
 
 
 def grid_panel(rows: tuple[str, ...], title: str = "") -> Panel:
@@ -291,3 +291,26 @@ def _ratio_cell(model: SolveResult, backtrack: SolveResult) -> str:
     if finished(model):
         return f"< {shown}"
     return "?"
+
+
+def estimate_table(doc: dict, engine: str, first_line_words: int) -> Table:
+    """--estimate's plan (cpmodel.run.estimate.plan): Knuth's probes and the sampled shards side by side."""
+    table = Table(title=f"estimate · {engine} · {first_line_words:,} first-line words · {doc['shards']:,} shards")
+    for column in ("method", "nodes", "solutions", "CPU seconds"):
+        table.add_column(column, justify="left" if column == "method" else "right")
+    sampled = doc["sampled_shards"]
+    if "knuth" in doc:
+        k = doc["knuth"]
+        table.add_row(f"Knuth, {k['probes']:,} probes", _pm(k["nodes"], k["nodes_stderr"]),
+                      _pm(k["solutions"], k["solutions_stderr"]), f"{k['seconds']:,.0f}" if "seconds" in k else "")
+    table.add_row(f"{sampled['sampled']} sampled shards", _pm(sampled["nodes"], sampled["nodes_stderr"]),
+                  _pm(sampled["solutions"], sampled["solutions_stderr"]), _pm(sampled["seconds"], sampled["seconds_stderr"]))
+    table.caption = (f"≈ {doc['cpu_hours']:,.2f} CPU-hours; {doc['workers_for_one_hour']:,} workers finish in an hour "
+                     f"(± one standard error shown; Knuth's counts the backtracker's nodes)")
+    return table
+
+
+def _pm(value: float, error: float) -> str:
+    import math
+
+    return f"{value:,.0f}" if math.isnan(error) else f"{value:,.0f} ± {error:,.0f}"

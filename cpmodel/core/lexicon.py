@@ -38,7 +38,7 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
-from cpmodel.errors import InputError
+from cpmodel.core.errors import InputError
 
 _WORD = re.compile(r"[a-z]+")
 _COUNTED = re.compile(r"(\S+)\s+([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)")  # word<whitespace>count

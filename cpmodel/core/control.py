@@ -10,7 +10,7 @@ Two more things a caller may hand a search through its Control: a deadline
 that starts with the first solution (``improve_for``, the familiar-words
 default: find a rectangle, then improve it for a while), and an
 ``incumbent``, the best --best objective known to *other* processes
-(cpmodel.portfolio shares it between the stripes of one search), which a
+(cpmodel.run.portfolio shares it between the stripes of one search), which a
 branch and bound reads to cut its own tree.
 """
 
@@ -52,7 +52,7 @@ class Control:
     bound: float | None = None  # --best: a proven lower bound on it (CP-SAT), if any
     improve_for: float | None = None  # stop this long after the first solution is seen (None: no such deadline)
     first_seen: float | None = None  # when stop_reason() first saw a solution (for improve_for)
-    incumbent: object = None  # --best: a SharedIncumbent (cpmodel.portfolio) of other processes' best, or None
+    incumbent: object = None  # --best: a SharedIncumbent (cpmodel.run.portfolio) of other processes' best, or None
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

@@ -1,7 +1,7 @@
 """A job: one solve described as plain data, so that it can run anywhere.
 
 A :class:`Job` names the puzzle, carries its spec, says what is asked (the
-:class:`~cpmodel.control.Request` without its streaming callback), which
+:class:`~cpmodel.core.control.Request` without its streaming callback), which
 engine should answer, and that engine's options. It holds no callbacks, no
 open files and no argparse namespace, so it pickles: the same job runs in
 this process, in a process pool or on a Dask worker. The command layer
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from cpmodel.control import Control, Request
+from cpmodel.core.control import Control, Request
 
 
 @dataclass(frozen=True)
 class Job:
     puzzle: str  # "rect", "wordscapes" or "banana"
     spec: object  # RectangleSpec, WordscapesSpec or BananaSpec
-    engine: str  # a name registered in cpmodel.engines
+    engine: str  # a name registered in cpmodel.run.engines
     request: Request = Request()  # what is asked; on_solution stays None here
     time_limit: float | None = None  # seconds for this job, None = no limit
     options: dict = field(default_factory=dict)  # engine options: encoding, orientation, log, mode, ...

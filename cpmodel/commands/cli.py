@@ -23,10 +23,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from cpmodel import interrupts
-from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
 from cpmodel.commands.auto import SOLVER_METAVAR
-from cpmodel.errors import InputError
+from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
+from cpmodel.core.errors import InputError
+from cpmodel.run import interrupts
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--seed", type=int, default=0, help="seed for --random and --best")
     grid.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="for --best")
     grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle", help="scoring table")
-    grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/scoring.py)")
+    grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/core/scoring.py)")
     grid.add_argument("--min", type=POSITIVE, default=3, help="shortest word")
     grid.add_argument("--max", type=POSITIVE, help="longest word (default: no limit)")
     grid.add_argument("--show", type=NON_NEGATIVE, default=20, help="words drawn with their paths")
@@ -292,7 +292,7 @@ def _explain_outputs(parser: argparse.ArgumentParser) -> None:
 
 
 def _scale_options(parser: argparse.ArgumentParser) -> None:
-    """Sharded search (--all, --count, --best), streaming and resume; see cpmodel/commands/sharded.py."""
+    """Sharded search (--all, --count, --best), streaming and resume; see cpmodel/commands/sharded.py and cpmodel/run/sharded.py."""
     parser.add_argument("--jobs", type=int, metavar="N", help="worker processes for --all/--count/--best (default: all cores)")
     parser.add_argument("--scheduler", metavar="ADDRESS", help="run the shards on a Dask cluster, e.g. tcp://host:8786 (pip install -e '.[cluster]')")
     parser.add_argument("--shards", type=int, metavar="N", help="how many shards to cut the search into (default: 256, or one per first-line word for cpsat)")
@@ -359,7 +359,7 @@ def _report(stderr: Console, message: str, code: int) -> int:
 def _interrupted(argv: list[str], stdout: Console, stderr: Console, seconds: float) -> int:
     """A signal outside any search (imports, lexicon, spec, printing): nothing
     was found, and the result says so; JSON gets one document if none was written."""
-    from cpmodel.commands.common import documents_written, write_json
+    from cpmodel.show.documents import documents_written, write_json
 
     with interrupts.deferred(reraise=False):
         try:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cpmodel.errors import InputError
+from cpmodel.core.errors import InputError
 
 _MULTIPLIER = re.compile(r"([+*])(\d+)")
 

@@ -1,6 +1,6 @@
 r"""m×n word rectangles in OR-Tools' classic CP solver (depth-first, no learning).
 
-The same formulation as cpmodel/rectangle.py, stated for
+The same formulation as cpmodel/models/rectangle.py, stated for
 ``ortools.constraint_solver``: propagate, branch, backtrack, and nothing is
 learned from a failure. That is exactly what makes it fast here: CP-SAT's
 clause learning on big word tables produces clauses of thousands of tuple
@@ -62,11 +62,11 @@ from dataclasses import dataclass, field, replace
 
 from ortools.constraint_solver import pywrapcp
 
-from cpmodel.control import Control, Request, SolutionSink
-from cpmodel.dawg import ALPHABET
-from cpmodel.result import SolveResult, status_of
-from cpmodel.specs import RectangleSpec
-from cpmodel.validate import check_rectangle, rank_objective
+from cpmodel.core.control import Control, Request, SolutionSink
+from cpmodel.core.dawg import ALPHABET
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.core.specs import RectangleSpec
+from cpmodel.core.validate import check_rectangle, rank_objective
 
 
 @dataclass

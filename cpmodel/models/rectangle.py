@@ -78,7 +78,7 @@ Why CP-SAT is slow here, and what we do about it (measured with
   the columns, and each wrong guess costs a long propagation through the
   big tables. Letters in alphabetical order stay the default; the familiar
   rectangle comes from --best (the backtracker's branch and bound, see
-  cpmodel/portfolio.py).
+  cpmodel/run/portfolio.py).
 """
 
 from __future__ import annotations
@@ -89,12 +89,12 @@ from dataclasses import dataclass, field
 
 from ortools.sat.python import cp_model
 
-from cpmodel.control import Control, Request, SolutionSink
-from cpmodel.cpsat_run import apply_params, prepare, report_bound, solve_with_stop
-from cpmodel.dawg import ALPHABET, build_dawg
-from cpmodel.result import SolveResult, status_of
-from cpmodel.specs import RectangleSpec
-from cpmodel.validate import check_rectangle, rank_objective
+from cpmodel.core.control import Control, Request, SolutionSink
+from cpmodel.core.dawg import ALPHABET, build_dawg
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.core.specs import RectangleSpec
+from cpmodel.core.validate import check_rectangle, rank_objective
+from cpmodel.models.cpsat_run import apply_params, prepare, report_bound, solve_with_stop
 
 ENCODINGS = ("table", "onehot", "automaton")
 

@@ -1,6 +1,6 @@
 r"""Wordscapes board fill in OR-Tools' classic CP solver (depth-first, no learning).
 
-The same formulation as cpmodel/wordscapes.py, for ``ortools.constraint_solver``.
+The same formulation as cpmodel/models/wordscapes.py, for ``ortools.constraint_solver``.
 
 Variables.
     ℓ[p] ∈ 0..25            the letter of open cell p (fixed where pre-filled)
@@ -34,12 +34,12 @@ import time
 
 from ortools.constraint_solver import pywrapcp
 
-from cpmodel.control import Control, Request, SolutionSink
-from cpmodel.dawg import ALPHABET
-from cpmodel.rectangle_cp import StopPoll
-from cpmodel.result import SolveResult, status_of
-from cpmodel.specs import WordscapesSpec
-from cpmodel.validate import check_wordscapes
+from cpmodel.core.control import Control, Request, SolutionSink
+from cpmodel.core.dawg import ALPHABET
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.core.specs import WordscapesSpec
+from cpmodel.core.validate import check_wordscapes
+from cpmodel.models.rectangle_cp import StopPoll
 
 
 def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int] | None = None):

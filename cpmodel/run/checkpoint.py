@@ -2,7 +2,7 @@
 
 The first line names the run, ``{"checkpoint": 1, "key": ..., "shards": S}``,
 where ``key`` hashes the puzzle, spec, mode and shard plan
-(:func:`cpmodel.shards.job_key`). Each finished shard then adds one line,
+(:func:`cpmodel.run.shards.job_key`). Each finished shard then adds one line,
 ``{"shard": id, "count": c, "solutions": [[row, ...], ...], "objective": [max, sum] | null,
 "nodes": n}``, written whole, flushed and fsynced before the shard counts as
 done. A run killed at any moment (Ctrl-C, SIGTERM, kill -9) therefore loses
@@ -16,8 +16,8 @@ from __future__ import annotations
 import json
 import os
 
-from cpmodel.errors import InputError
-from cpmodel.result import FOUND, NONE, SolveResult
+from cpmodel.core.errors import InputError
+from cpmodel.core.result import FOUND, NONE, SolveResult
 
 FORMAT = 1
 

@@ -27,7 +27,7 @@ the first even with a core to spare.
 For ``--best`` with an engine that reads a shared bound (the rectangle
 backtracker), the idle cores go to that one engine instead: its search is
 cut into *stripes* (the first row's words k, k+S, k+2S, …, as in
-cpmodel.shards), one process each, and every stripe cuts its tree with the
+cpmodel.run.shards), one process each, and every stripe cuts its tree with the
 best rectangle any stripe has found (:class:`SharedIncumbent`). A team of
 stripes answers when all of them have finished; their results merge as
 shards do. On a machine busy with other work, one stripe: the split costs
@@ -63,12 +63,12 @@ import signal
 import time
 from dataclasses import dataclass, field, replace
 
-from cpmodel import engines as registry
-from cpmodel.control import Control
-from cpmodel.jobs import Job
-from cpmodel.result import FOUND, GAVE_UP, UNKNOWN, SolveResult
+from cpmodel.core.control import Control
+from cpmodel.core.jobs import Job
+from cpmodel.core.result import FOUND, GAVE_UP, UNKNOWN, SolveResult
+from cpmodel.run import engines as registry
 
-GRACE = 1.0  # seconds a stopped child gets to send back its partial result (as cpmodel.supervise)
+GRACE = 1.0  # seconds a stopped child gets to send back its partial result (as cpmodel.run.supervise)
 _POLL = 0.05
 _NO_OBJECTIVE = 1 << 62  # the shared incumbent before any rectangle is known
 _LOCK_WAIT = 0.2  # seconds to wait for the incumbent's lock (see SharedIncumbent)
@@ -176,7 +176,7 @@ class StopFlag:
     one byte of shared memory and no lock.
 
     Not a multiprocessing.Event: its lock is taken by every ``is_set`` and by
-    CP-SAT's watcher thread (``stop.wait(0.05)``, cpmodel.cpsat_run), and a child
+    CP-SAT's watcher thread (``stop.wait(0.05)``, cpmodel.models.cpsat_run), and a child
     that exits or is terminated inside one leaves it taken, after which the
     parent's ``set()`` blocks for ever (seen: ``banana qqq`` hung)."""
 
@@ -398,18 +398,18 @@ def _stripes(job: Job, count: int) -> list[Job]:
     """The job cut into ``count`` stripes of its first line's words (itself when 1).
     Only a search that must cover everything splits (--all, --count, --best): a
     first-solution or --limit run stays whole, its first solutions are the answer."""
-    from cpmodel.shards import shardable
+    from cpmodel.run.shards import shardable
 
     if count <= 1 or not shardable(job):
         return [job]
-    from cpmodel.shards import split
+    from cpmodel.run.shards import split
 
     return [shard.job for shard in split(job, count)]
 
 
 def _merge(job: Job, members: list[_Member]) -> SolveResult:
-    """The stripes' results as one (cpmodel.shards.Merger: sets unite, counts add, optima compete)."""
-    from cpmodel.shards import Merger
+    """The stripes' results as one (cpmodel.run.shards.Merger: sets unite, counts add, optima compete)."""
+    from cpmodel.run.shards import Merger
 
     merger = Merger(job, len(members), keep_solutions=True)
     for member in members:

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from cpmodel.errors import InputError
+from cpmodel.core.errors import InputError
 
 BOGGLE_POINTS = {3: 1, 4: 1, 5: 2, 6: 3, 7: 5, 8: 11}  # 8 means "8 or more"
 

@@ -3,12 +3,12 @@
 Both are ``concurrent.futures`` executors: :class:`LocalPool` wraps the
 standard library's ``ProcessPoolExecutor``, :class:`DaskPool` wraps
 ``distributed.Client.get_executor()``. The sharded runner submits
-:func:`run_shard` with a plain :class:`~cpmodel.jobs.Job` and waits on the
+:func:`run_shard` with a plain :class:`~cpmodel.core.jobs.Job` and waits on the
 futures; it never knows which of the two it has.
 
 Stopping. Local workers ignore SIGINT (Ctrl-C belongs to the main process)
 and share a stop event with it: ``stop()`` sets it, and every engine polls
-it through its :class:`~cpmodel.control.Control`, so shards in flight end
+it through its :class:`~cpmodel.core.control.Control`, so shards in flight end
 within moments with honest partial results. A worker whose main process has
 died (kill -9) exits by itself. On Dask, ``stop()`` cancels the futures;
 a shard already running finishes on its worker and is dropped.
@@ -27,17 +27,17 @@ import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
 
-from cpmodel.control import Control
-from cpmodel.errors import InputError
-from cpmodel.jobs import Job
-from cpmodel.result import SolveResult
+from cpmodel.core.control import Control
+from cpmodel.core.errors import InputError
+from cpmodel.core.jobs import Job
+from cpmodel.core.result import SolveResult
 
 _stop_event = None  # in a local worker: the pool's shared stop event
 
 
 def run_shard(job: Job) -> SolveResult:
     """Run one shard where this function is called (a worker process)."""
-    from cpmodel import engines
+    from cpmodel.run import engines
 
     control = Control(time_limit=job.time_limit)
     if _stop_event is not None:

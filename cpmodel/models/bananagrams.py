@@ -53,12 +53,12 @@ from dataclasses import dataclass
 
 from ortools.sat.python import cp_model
 
-from cpmodel.boards import layout_rows
-from cpmodel.control import Control
-from cpmodel.cpsat_run import apply_params, prepare, solve_with_stop
-from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
-from cpmodel.specs import BananaSpec
-from cpmodel.validate import check_banana
+from cpmodel.core.boards import layout_rows
+from cpmodel.core.control import Control
+from cpmodel.core.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.core.specs import BananaSpec
+from cpmodel.core.validate import check_banana
+from cpmodel.models.cpsat_run import apply_params, prepare, solve_with_stop
 
 BLANK = "."
 ENCODINGS = ("automaton", "table")

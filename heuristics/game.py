@@ -15,7 +15,7 @@ hook worst go back first. A dump needs three tiles in the bag; the game ends
 unfinished when a rack cannot be placed and no dump is possible (or after
 ``max_dumps`` dumps in a row).
 
-Every step's layout passes cpmodel.validate against the tiles held minus the
+Every step's layout passes cpmodel.core.validate against the tiles held minus the
 rack, so a step that broke a rule would stop the game with an AssertionError.
 """
 
@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cpmodel.boards import layout_rows
-from cpmodel.control import Control
-from cpmodel.specs import banana_bag
-from cpmodel.validate import check_banana
+from cpmodel.core.boards import layout_rows
+from cpmodel.core.control import Control
+from cpmodel.core.specs import banana_bag
+from cpmodel.core.validate import check_banana
 from heuristics.bananagrams import ALPHABET, WordTable
 from heuristics.peel import STUCK, PeelLimits, peel
 

@@ -2,7 +2,7 @@
 
 The main thread only waits, redraws a one-line progress display on stderr
 (count, rate, elapsed) and hands streamed solutions to a printer. Ctrl-C
-and SIGTERM (cpmodel.interrupts) arrive in the main thread, which sets
+and SIGTERM (cpmodel.run.interrupts) arrive in the main thread, which sets
 ``control.stop``; the solvers poll it, stop, and return what they found
 with an honest ``unknown``/``found``. An engine that cannot poll for a
 while (CP-SAT copying a huge model) is given GRACE seconds, then left
@@ -20,9 +20,9 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from cpmodel import interrupts
-from cpmodel.control import Control
-from cpmodel.result import SolveResult, status_of
+from cpmodel.core.control import Control
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.run import interrupts
 
 
 GRACE = 1.0  # seconds a stopped engine gets to hand back what it found

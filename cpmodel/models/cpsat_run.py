@@ -16,7 +16,7 @@ import threading
 
 from ortools.sat.python import cp_model
 
-from cpmodel.control import Control
+from cpmodel.core.control import Control
 
 
 def prepare(solver: cp_model.CpSolver, control: Control, log: bool, workers: int) -> None:
@@ -42,7 +42,7 @@ def parse_params(pairs: list[str]) -> tuple[str, ...]:
     from google.protobuf import text_format
     from ortools.sat import sat_parameters_pb2
 
-    from cpmodel.errors import InputError
+    from cpmodel.core.errors import InputError
 
     lines = []
     for pair in pairs:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cpmodel.boards import CrosswordBoard
-from cpmodel.errors import InputError
-from cpmodel.lexicon import Lexicon
+from cpmodel.core.boards import CrosswordBoard
+from cpmodel.core.errors import InputError
+from cpmodel.core.lexicon import Lexicon
 
 MAX_SIDE = 15
 _SIZE = re.compile(r"\s*(\d+)\s*[x×X*]\s*(\d+)\s*")

@@ -32,12 +32,12 @@ import time
 
 from ortools.sat.python import cp_model
 
-from cpmodel.control import Control, Request, SolutionSink
-from cpmodel.cpsat_run import apply_params, prepare, report_bound, solve_with_stop
-from cpmodel.dawg import ALPHABET
-from cpmodel.result import SolveResult, status_of
-from cpmodel.specs import WordscapesSpec
-from cpmodel.validate import check_wordscapes
+from cpmodel.core.control import Control, Request, SolutionSink
+from cpmodel.core.dawg import ALPHABET
+from cpmodel.core.result import SolveResult, status_of
+from cpmodel.core.specs import WordscapesSpec
+from cpmodel.core.validate import check_wordscapes
+from cpmodel.models.cpsat_run import apply_params, prepare, report_bound, solve_with_stop
 
 
 def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int] | None = None):

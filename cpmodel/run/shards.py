@@ -12,19 +12,11 @@ and combine the answers. Here a subproblem fixes the *first line*:
 Every solution has exactly one word on that line, and that word lies in
 exactly one group, so the shards partition the solutions: the union of the
 shards' sets is the whole set, their counts add up, and the optimum is the
-best of the shards' optima. Each shard is an ordinary :class:`~cpmodel.jobs.Job`
+best of the shards' optima. Each shard is an ordinary :class:`~cpmodel.core.jobs.Job`
 that any engine solves without knowing it is a shard.
 
-Which line (rect). The backtracker fills rows or columns by its own rule,
-asked through :func:`cpmodel.engines.fill_orientation` and never restated here.
-A shard must fix the first line *it* fills: then the shards' trees are the
-level-1 subtrees of the one-job tree and add up to it node for node. Fixing
-the other line instead only trims one crossing line at every level, and each
-shard walks most of the whole tree again (a 5×6 count, 1,000 column words ×
-16,703 row words, filled by columns: 28.7M nodes over 256 row shards against
-3.09M in one job). CP-SAT and classic CP have no fill order; their shards fix
-the line with the fewer words (fewer models to build), on a tie the longer
-words (a fixed line of n letters pre-filters n crossing tables).
+Which line (rect), and the job restricted to a group of its words: see
+:mod:`cpmodel.run.cuts`, which :mod:`cpmodel.run.estimate` shares.
 
 Pairs. When more shards are asked for than there are first-line words (big
 clusters, small lists), a shard fixes a *pair*: a group of first-line words
@@ -50,10 +42,11 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, replace
 
-from cpmodel.control import Request
-from cpmodel.engines import fill_orientation, wants_small_shards
-from cpmodel.jobs import Job
-from cpmodel.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.core.control import Request
+from cpmodel.core.jobs import Job
+from cpmodel.core.result import FOUND, NONE, UNKNOWN, SolveResult
+from cpmodel.run.cuts import first_line_words, pin_orientation, restrict, split_line, split_slot
+from cpmodel.run.engines import wants_small_shards
 
 DEFAULT_SHARDS = 256  # a fixed plan: a checkpoint or a cluster, whatever the workers
 # local runs: the low end of 30-100 per worker. The numpy kernel batches a shard's nodes, so
@@ -77,36 +70,6 @@ class Shard:
 def shardable(job: Job) -> bool:
     """Enumeration, counting and --best split into shards; a first-solution or --limit run does not."""
     return job.puzzle in ("rect", "wordscapes") and (job.request.limit is None or job.request.best)
-
-
-def split_line(job: Job) -> str:
-    """rect: "row" or "col", the first line a shard fixes (see the module docstring)."""
-    spec = job.spec
-    orientation = fill_orientation(job)
-    if orientation:
-        return "row" if orientation == "rows" else "col"
-    rows, cols = len(spec.first_row or spec.row_words), len(spec.first_col or spec.col_words)
-    if rows != cols:
-        return "row" if rows < cols else "col"
-    return "row" if spec.n >= spec.m else "col"
-
-
-def first_line_words(job: Job) -> tuple[str, ...]:
-    """The words the first line can take, in rank order (the shards' raw material)."""
-    spec = job.spec
-    if job.puzzle == "rect":
-        if split_line(job) == "col":
-            spec = spec.transposed()  # the first column is the first row of the transposed puzzle
-        words = spec.first_row if spec.first_row is not None else spec.row_words
-        fixed = spec.pattern[0] if spec.pattern else "." * spec.n
-        starts = {w[0] for w in spec.col_words}  # the line's letter j starts crossing line j
-        return tuple(w for w in words if all(c in starts and f in (".", c) for c, f in zip(w, fixed)))
-    return spec.candidates[split_slot(spec)] if spec.slots else ()
-
-
-def split_slot(spec) -> int:
-    """Wordscapes: the slot with the most candidates (the first of equals) carries the split."""
-    return max(range(len(spec.slots)), key=lambda k: (len(spec.candidates[k]), -k))
 
 
 def default_shards(workers: int | None) -> int:
@@ -135,12 +98,6 @@ def split(job: Job, shards: int | None = None, workers: int | None = None) -> li
     return [Shard(k, restrict(job, group), len(group)) for k, group in enumerate(groups)]
 
 
-def pin_orientation(job: Job) -> Job:
-    """A backtracker's shards fill the lines the plan was cut along, whatever its rule says later."""
-    orientation = fill_orientation(job) if job.puzzle == "rect" else None
-    return replace(job, options={**job.options, "orientation": orientation}) if orientation else job
-
-
 def pair_shards(job: Job, words: tuple[str, ...], shards: int) -> list[Shard]:
     """About ``shards`` shards, each a group of first-line words and one first letter of the
     second line; [] when the second line cannot split (one line, squares, a fixed letter)."""
@@ -163,38 +120,12 @@ def pair_shards(job: Job, words: tuple[str, ...], shards: int) -> list[Shard]:
     return plan
 
 
-def restrict(job: Job, group: tuple[str, ...], second: str | None = None) -> Job:
-    """The job with its first line limited to ``group`` (and, for a pair shard, the second
-    line's first letter fixed to ``second``)."""
-    spec = job.spec
-    if job.puzzle == "rect":
-        column = split_line(job) == "col"
-        spec = replace(spec, first_col=group) if column else replace(spec, first_row=group)
-        if second is not None:
-            cell = (0, 1) if column else (1, 0)
-            spec = replace(spec, pattern=_with_letter(spec.pattern, spec.m, spec.n, cell, second))
-        return replace(job, spec=spec)
-    slot = split_slot(spec)
-    candidates = spec.candidates[:slot] + (group,) + spec.candidates[slot + 1:]
-    ranks = spec.ranks
-    if ranks:  # ranks[k][i] belongs to candidates[k][i]: keep them in step (--best reads them)
-        rank_of = dict(zip(spec.candidates[slot], ranks[slot]))
-        ranks = ranks[:slot] + (tuple(rank_of[w] for w in group),) + ranks[slot + 1:]
-    return replace(job, spec=replace(spec, candidates=candidates, ranks=ranks))
-
-
-def _with_letter(pattern, m: int, n: int, cell: tuple[int, int], letter: str) -> tuple[str, ...]:
-    rows = [list(row) for row in (pattern or ("." * n,) * m)]
-    rows[cell[0]][cell[1]] = letter
-    return tuple("".join(row) for row in rows)
-
-
 def worth_sharding(job: Job, probes: int = 200) -> bool:
     """Whether a pool pays for this job: wordscapes always; rect when Knuth's estimate
     of the backtracker's tree is big enough (0.1 s for 200 probes on the full lexicon)."""
     if job.puzzle != "rect":
         return True
-    from cpmodel.estimate import knuth_estimate
+    from cpmodel.run.estimate import knuth_estimate
 
     nodes = knuth_estimate(job, probes)["nodes"]
     return nodes >= (PAYS_NODES_SMALL_SHARDS if wants_small_shards(job.puzzle, job.engine) else PAYS_NODES)

@@ -1,8 +1,8 @@
 """The one registry of engines: (puzzle, engine name) → how to run a job.
 
-Every entry takes the same three things, a :class:`~cpmodel.jobs.Job`, the
-:class:`~cpmodel.control.Control` that watches it and an optional streaming
-callback, and returns a :class:`~cpmodel.result.SolveResult`. Everything
+Every entry takes the same three things, a :class:`~cpmodel.core.jobs.Job`, the
+:class:`~cpmodel.core.control.Control` that watches it and an optional streaming
+callback, and returns a :class:`~cpmodel.core.result.SolveResult`. Everything
 that chooses or combines engines (``--solver``, the cross-check, portfolios,
 sharded runs) goes through :func:`run` and asks :func:`engines_for` and
 :func:`is_exact`; nothing else switches on engine names. Adding an engine
@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from cpmodel.control import Control
-from cpmodel.jobs import Job
-from cpmodel.result import SolveResult
+from cpmodel.core.control import Control
+from cpmodel.core.jobs import Job
+from cpmodel.core.result import SolveResult
 
 
 def _rect_backtrack(job: Job, control: Control, request) -> SolveResult:
@@ -36,14 +36,14 @@ def _rect_backtrack_orientation(job: Job) -> str:
 
 
 def _rect_cpsat(job: Job, control: Control, request) -> SolveResult:
-    from cpmodel.rectangle import solve
+    from cpmodel.models.rectangle import solve
 
     return solve(job.spec, request, control, encoding=job.option("encoding", "table"), log=job.option("log", False),
                  params=job.option("params", ()), order=job.option("order", "letters"))
 
 
 def _rect_cp(job: Job, control: Control, request) -> SolveResult:
-    from cpmodel.rectangle_cp import solve
+    from cpmodel.models.rectangle_cp import solve
 
     return solve(job.spec, request, control, order=job.option("order"))
 
@@ -55,13 +55,13 @@ def _wordscapes_backtrack(job: Job, control: Control, request) -> SolveResult:
 
 
 def _wordscapes_cpsat(job: Job, control: Control, request) -> SolveResult:
-    from cpmodel.wordscapes import solve
+    from cpmodel.models.wordscapes import solve
 
     return solve(job.spec, request, control, log=job.option("log", False), params=job.option("params", ()))
 
 
 def _wordscapes_cp(job: Job, control: Control, request) -> SolveResult:
-    from cpmodel.wordscapes_cp import solve
+    from cpmodel.models.wordscapes_cp import solve
 
     return solve(job.spec, request, control)
 
@@ -73,7 +73,7 @@ def _banana_backtrack(job: Job, control: Control, request) -> SolveResult:
 
 
 def _banana_cpsat(job: Job, control: Control, request) -> SolveResult:
-    from cpmodel.bananagrams import solve
+    from cpmodel.models.bananagrams import solve
 
     return solve(job.spec, control, job.option("encoding", "automaton"), job.option("log", False), job.option("params", ()))
 
@@ -87,7 +87,7 @@ class Engine:
     # the words it is given (5×6, --top 3000: 0.2 s for one first-row word, 10 s for 12)
     small_shards: bool = False
     # --best reads Control.incumbent while it runs, so a portfolio may split it into stripes
-    # that share one bound (cpmodel.portfolio)
+    # that share one bound (cpmodel.run.portfolio)
     shares_bound: bool = False
     # an engine that fills whole lines in one orientation: job → "rows" or "cols" (sharding cuts along it)
     orientation: Callable[[Job], str] | None = None
@@ -126,7 +126,7 @@ def shares_bound(puzzle: str, engine: str) -> bool:
 def objective(job: Job, rows: tuple[str, ...]) -> tuple[int, int]:
     """--best's value of a solution: (largest word rank, sum of ranks), smaller is better."""
     if job.puzzle == "rect":
-        from cpmodel.validate import rank_objective
+        from cpmodel.core.validate import rank_objective
 
         return rank_objective(job.spec, rows)
     return job.spec.fill_objective(rows)

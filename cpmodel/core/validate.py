@@ -7,7 +7,7 @@ structure. Every answer is validated before it is shown.
 
 from __future__ import annotations
 
-from cpmodel.specs import RectangleSpec
+from cpmodel.core.specs import RectangleSpec
 
 
 _KEPT = 8  # word lists whose set and rank map stay built
@@ -86,7 +86,7 @@ def wordscapes_problems(spec, rows) -> list[str]:
     """Every Wordscapes rule the filled board breaks (empty = valid)."""
     from collections import Counter
 
-    from cpmodel.specs import spellable
+    from cpmodel.core.specs import spellable
 
     board = spec.board
     letters = {(r, c): rows[r][c] for (r, c) in board.cells if r < len(rows) and c < len(rows[r])}
@@ -126,7 +126,7 @@ def banana_problems(cells: dict, hand: str | None, word_set) -> list[str]:
 
     import networkx as nx
 
-    from cpmodel.boards import maximal_runs
+    from cpmodel.core.boards import maximal_runs
 
     problems = []
     if hand is not None:

@@ -12,9 +12,9 @@ import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
-from cpmodel.modelinfo import constraint_counts
+from cpmodel.teach.modelinfo import constraint_counts
 
-_ROOT = Path(__file__).resolve().parent.parent
+_ROOT = Path(__file__).resolve().parents[2]  # the repository: pointers read cpmodel/models/rectangle.py:NN
 
 
 @dataclass
@@ -52,7 +52,7 @@ class Explanation:
 
 
 def explain_rect(spec, encoding: str, lexicon_name: str) -> Explanation:
-    from cpmodel import rectangle as r
+    from cpmodel.models import rectangle as r
 
     model, _ = r.build_model(spec, encoding)
     slots = [(f"row {i + 1} ({spec.n} letters)", len(spec.row_words)) for i in range(spec.m)]
@@ -76,7 +76,7 @@ def explain_rect(spec, encoding: str, lexicon_name: str) -> Explanation:
 
 
 def explain_banana(spec, rows: int, cols: int, encoding: str, lexicon_name: str) -> Explanation:
-    from cpmodel import bananagrams as b
+    from cpmodel.models import bananagrams as b
 
     model, _ = b.build_model(spec, rows, cols, encoding)
     families = [
@@ -92,7 +92,7 @@ def explain_banana(spec, rows: int, cols: int, encoding: str, lexicon_name: str)
 
 
 def explain_wordscapes(spec, lexicon_name: str) -> Explanation:
-    from cpmodel import wordscapes as w
+    from cpmodel.models import wordscapes as w
 
     model, _ = w.build_model(spec)
     slots = [(f"slot at {slot[0]} ({len(slot)} cells, {'across' if slot[0][0] == slot[-1][0] else 'down'})", len(words))
