@@ -21,17 +21,11 @@ EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 130, 141, 143  # 128 + SIG
 
 
 def read_user_file(path: str, what: str) -> str:
-    """A text file the user named, or a one-line InputError saying why not."""
-    from pathlib import Path
+    """A small text file the user named (a board, a layout, a score table): a regular
+    file of at most a few MiB (cpmodel.core.files), or a one-line InputError saying why not."""
+    from cpmodel.core.files import read_text
 
-    try:
-        return Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is not text
-    except FileNotFoundError:
-        raise InputError(f"{what} not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} is a directory: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return read_text(path, what)
 
 def load_lexicon(path: str | None, stderr: Console, top: int | None = None) -> Lexicon:
     """The default dictionary or a ``--dict`` file, cut to ``--top`` words per length."""

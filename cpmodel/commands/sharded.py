@@ -23,6 +23,8 @@ def check_options(job: Job, engines_chosen: list[str], options: ShardOptions, ex
     """One-line errors for combinations that cannot work."""
     if options.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {options.jobs}")
+    if options.checkpoint is not None and not options.checkpoint.strip():
+        raise InputError(f"--checkpoint needs a file name, got {options.checkpoint!r}")
     if options.shards is not None and options.shards < 1:
         raise InputError(f"--shards must be at least 1, got {options.shards}")
     if len(engines_chosen) > 1 and (explicit_jobs or options.scheduler or options.checkpoint or options.output == "jsonl"):

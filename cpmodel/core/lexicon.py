@@ -39,6 +39,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 from cpmodel.core.errors import InputError
+from cpmodel.core.files import MAX_DICTIONARY, read_text
 
 _WORD = re.compile(r"[a-z]+")
 _COUNTED = re.compile(r"(\S+)\s+([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)")  # word<whitespace>count
@@ -125,14 +126,8 @@ def parse_words(lines) -> tuple[list[str], int]:
 def load_file(path: str | os.PathLike) -> Lexicon:
     """A user word list, ranked by line order. Raises InputError when the
     file is missing, unreadable, or holds no usable word."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")  # -sig: a BOM is not part of the first word
-    except FileNotFoundError:
-        raise InputError(f"dictionary file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"dictionary path is a directory: {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read dictionary file {path}: {exc.strerror}") from None
+    # -sig: a BOM is not part of the first word; undecodable bytes become skipped lines
+    text = read_text(path, "dictionary file", MAX_DICTIONARY, errors="replace")
     lines = text.splitlines()
     words, skipped = parse_counted(lines) if is_counted(lines) else parse_words(lines)
     if not words:

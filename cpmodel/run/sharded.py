@@ -123,7 +123,7 @@ class Progress:
 def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink) -> Sharded:
     """Run ``job`` as shards; ``sink.solutions`` gets each batch of validated solutions as it
     is merged (not for --best: its optimum is known only at the end)."""
-    from cpmodel.run.checkpoint import Checkpoint, recorded_result
+    from cpmodel.run.checkpoint import Checkpoint
     from cpmodel.run.executors import open_pool
     from cpmodel.run.shards import Merger, job_key, split
 
@@ -132,9 +132,8 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards, plan_workers(options))
     merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
-    checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), len(shards)) if options.checkpoint else None
-    for shard_id, record in (checkpoint.records.items() if checkpoint else ()):
-        result = recorded_result(record, job.engine)
+    checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), shards) if options.checkpoint else None
+    for shard_id, result in (checkpoint.records.items() if checkpoint else ()):  # verified on opening
         merger.add(shard_id, result, resumed=True)
         if not job.request.best:
             sink.solutions(result.solutions)
