@@ -198,3 +198,23 @@ def test_three_runs_at_once_leave_one_consistent_file(tmp_path):
     assert text.count('"checkpoint"') == 1
     again = run(path)
     assert again.returncode == 0 and json.loads(again.stdout)["count"] == COUNT, again.stderr
+
+
+@pytest.mark.parametrize("puzzle", ["rect", "wordscapes"])
+@pytest.mark.parametrize("mode", ["--all", "--count", "--best"])
+def test_every_mode_resumes_through_the_verifier(tmp_path, puzzle, mode):
+    """What a run records, the verifier accepts: the resumed answer is the first one."""
+    if puzzle == "rect":
+        args = ["rect", "3x3", "--top", "80"]
+    else:
+        board, words = tmp_path / "board.txt", tmp_path / "words.txt"
+        board.write_text("...\n.#.\n...")
+        words.write_text("ten net tea eat ate eta tan ant nat tae neat ante etna anet sate seat east teas eats "
+                         "set sea tee see ens sen tens nets ease tease setae".replace(" ", "\n"))
+        args = ["wordscapes", str(board), "aentst", "--dict", str(words)]
+    args += [mode, "--json", "--jobs", "1", "--solver", "backtrack", "--checkpoint", str(tmp_path / "ck")]
+    first, again = run_cli(*args, timeout=60), run_cli(*args, timeout=60)
+    assert first.returncode == again.returncode == 0, (first.stderr, again.stderr)
+    one, two = json.loads(first.stdout), json.loads(again.stdout)
+    assert two["shards"]["resumed"] == two["shards"]["total"] and one["count"] == two["count"] > 0
+    assert sorted(one.get("solutions", [])) == sorted(two.get("solutions", [])) and one.get("objective") == two.get("objective")
