@@ -84,7 +84,7 @@ def test_a_file_above_its_cap_is_refused_before_reading(tmp_path, option, cap):
 
 def test_reader_refuses_growth_past_the_cap(tmp_path, monkeypatch):
     """The cap holds while reading too (a file that grows after fstat)."""
-    import cpmodel.core.files as files
+    from cpmodel.core import files
 
     path = tmp_path / "f"
     path.write_bytes(b"x" * 100)

@@ -104,7 +104,7 @@ def test_a_raised_count_is_refused(tmp_path, recorded):
 def test_a_solution_moved_to_another_shard_is_refused(tmp_path, recorded):
     """Valid rectangle, wrong shard: it would be counted twice."""
     lines, _ = recorded
-    index, record = solved_record(lines)
+    _, record = solved_record(lines)
     other = next(json.loads(line) for line in lines[1:] if json.loads(line)["count"] == 0)
     moved = {**other, "count": record["count"], "solutions": record["solutions"]}
     path = tmp_path / "ck"

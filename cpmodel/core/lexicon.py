@@ -38,6 +38,7 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
 from cpmodel.core.files import MAX_DICTIONARY, read_text
 
@@ -60,6 +61,8 @@ class Lexicon:
     def __init__(self, words, source: str = "a word list", skipped: int = 0):
         if isinstance(words, str):  # "bats tab stab": whitespace-separated words
             words = words.split()
+        elif isinstance(words, (bytes, bytearray)) or not hasattr(words, "__iter__"):
+            raise InputError(f"a word list is a str of words or a list of str, got {type(words).__name__}")
         kept, dropped = parse_words(words)
         self.words = tuple(kept)
         self.source = source  # a human-readable name: "kjxqz+wordfreq" or a path
@@ -111,7 +114,9 @@ def parse_words(lines) -> tuple[list[str], int]:
     kept: list[str] = []
     skipped = 0
     for line in lines:
-        word = line.strip().lower()
+        if not isinstance(line, str):
+            raise InputError(f"a word list holds words (str), got {type(line).__name__}: {line!r:.40}")
+        word = ascii_lower(line.strip())
         if not word:
             continue
         if not _WORD.fullmatch(word):
@@ -158,7 +163,7 @@ def parse_counted(lines: list[str]) -> tuple[list[str], int]:
         match = _COUNTED.fullmatch(line.strip())
         if not line.strip():
             continue
-        word = match.group(1).lower() if match else ""
+        word = ascii_lower(match.group(1)) if match else ""
         if not _WORD.fullmatch(word):
             skipped += 1
             continue

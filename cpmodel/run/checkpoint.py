@@ -171,7 +171,11 @@ def record_sum(key: str, record: dict) -> str:
 def _problem(job, result: SolveResult, objective) -> str | None:
     """What is wrong with a recorded shard result for ``job`` (None: nothing): every
     solution valid on the shard's spec and distinct, the count matching them, the optimum scored."""
-    from cpmodel.core.validate import rank_objective, rectangle_problems, wordscapes_problems
+    from cpmodel.core.validate import (
+        rank_objective,
+        rectangle_problems,
+        wordscapes_problems,
+    )
 
     problems_of = rectangle_problems if job.puzzle == "rect" else wordscapes_problems
     for rows in result.solutions:
