@@ -18,7 +18,7 @@ from cpmodel.core.specs import BananaSpec
 from cpmodel.run import engines
 from cpmodel.run.portfolio import Race, portfolio_plan
 from cpmodel.run.supervise import Supervisor
-from cpmodel.show.documents import combined_status, write_json
+from cpmodel.show.documents import combined_status, combined_stop, write_json
 from cpmodel.show.render import Parts, comparison_table, print_grid, summary
 
 
@@ -82,8 +82,9 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if args.svg and final.solutions:
         write_svg(args.svg, rows_to_cells(final.solutions[0]), {}, f"{len(hand)} tiles", "")
     if args.json:
+        complete, stopped_by = banana_complete(results, final, 1 if auto else len(solvers))
         doc = {"puzzle": "banana", "hand": hand, "tiles": len(hand), "status": combined_status(results),
-               "complete": final.complete, "stopped_by": None if final.complete else final.stopped_by,
+               "complete": complete, "stopped_by": stopped_by,
                "seconds": round(sum(r.seconds for r in results), 4),
                "grid": list(final.solutions[0]) if final.solutions else None,
                "solvers": [r.to_json(with_solutions=False) for r in results]}
@@ -120,6 +121,18 @@ def run(args, stdout: Console, stderr: Console) -> int:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement and agreement.startswith("DISAGREE") else 0
 
+
+
+def banana_complete(results: list[SolveResult], final: SolveResult, asked: int) -> tuple[bool, str | None]:
+    """``complete`` and ``stopped_by`` of the document: complete only when every engine
+    asked for ran and completed (a cross-check whose CP-SAT stopped at its limit is not),
+    and the shown answer (a compaction's, say) is complete too; else the first cause."""
+    ran = results[:asked]
+    all_ran = len(ran) == asked
+    complete = all_ran and all(r.complete for r in ran) and final.complete
+    if complete:
+        return True, None
+    return False, combined_stop(ran, all_ran) or final.stopped_by
 
 def banana_agreement(results: list[SolveResult]) -> str:
     """Layouts are not unique, so the solvers agree when neither contradicts the other."""
