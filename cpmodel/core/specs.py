@@ -174,6 +174,7 @@ def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> Wo
 
 # -- Bananagrams --------------------------------------------------------------------
 
+MAX_HAND = 1000  # tiles in a hand: about seven bags; CP-SAT's model still builds in seconds
 BANANA_BAG = "A13 B3 C3 D6 E18 F3 G4 H3 I12 J2 K2 L5 M3 N8 O11 P3 Q2 R9 S6 T9 U6 V3 W3 X2 Y3 Z2"  # 144 tiles
 
 
@@ -196,6 +197,8 @@ def parse_hand(text: str) -> str:
     cleaned = ascii_lower(re.sub(r"[\s,]+", "", text))
     if not cleaned:
         raise InputError("the hand is empty")
+    if len(cleaned) > MAX_HAND:
+        raise InputError(f"a hand holds at most {MAX_HAND:,} tiles, got {len(cleaned):,}")
     bad = sorted({c for c in cleaned if not "a" <= c <= "z"})
     if bad:
         raise InputError(f"the hand may hold only letters (spaces and commas between them are fine), found {''.join(bad)!r}")
