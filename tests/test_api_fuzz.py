@@ -244,3 +244,16 @@ def test_the_kelvin_sign_is_not_read_as_k(tmp_path):
     assert cpmodel.load_lexicon(path=str(words)).words == ("cat", "bat")
     with pytest.raises(cpmodel.InputError, match="letter_values keys"):
         score_table("scramble", '{"letter_values": {"\u212a": 3}}')
+
+
+@FUZZ
+@given(top=bad_count())
+def test_lexicon_top_refuses_bad_cuts(top):
+    refuses(WORDS.top, {"n": top})
+
+
+def test_a_checkpoint_in_a_missing_directory_is_one_line(tmp_path):
+    from tests.conftest import run_cli
+
+    proc = run_cli("rect", "3x3", "--top", "20", "--count", "--checkpoint", str(tmp_path / "no" / "ck"))
+    assert proc.returncode == 2 and "its directory does not exist" in proc.stderr

@@ -51,6 +51,8 @@ def open_regular(path, what: str, flags: int = os.O_RDONLY, mode: int = 0o644) -
     try:
         fd = os.open(text, flags | os.O_NONBLOCK | os.O_CLOEXEC, mode)
     except FileNotFoundError:
+        if flags & os.O_CREAT:
+            raise InputError(f"cannot create {what} {text}: its directory does not exist") from None
         raise InputError(f"{what} not found: {text}") from None
     except IsADirectoryError:
         raise InputError(f"{what} is a directory: {text}") from None

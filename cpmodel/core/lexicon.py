@@ -38,7 +38,7 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
-from cpmodel.core.checks import ascii_lower
+from cpmodel.core.checks import ascii_lower, optional, whole
 from cpmodel.core.errors import InputError
 from cpmodel.core.files import MAX_DICTIONARY, read_text
 
@@ -96,6 +96,7 @@ class Lexicon:
         in the same rank order."""
         if n is None:
             return self
+        n = optional("top", whole, n, 1)
         kept, per_length = [], {}
         for word in self.words:
             seen = per_length.get(len(word), 0)
