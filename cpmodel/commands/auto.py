@@ -99,9 +99,8 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
     lines = _json_lines(stdout) if output == "jsonl" and not request.best else None
     control = Control(time_limit=job.time_limit)
     names = " + ".join(str(entrant) for entrant in plan)
-    with interrupts.deferred(reraise=False) as signals:  # a signal stops the race, never cuts the document
-        supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines,
-                                signals=signals)
+    with interrupts.deferred(reraise=False):  # a signal stops the race, never cuts the document
+        supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines)
         with Race(job, plan, supervisor.stream if printer or lines else None) as running:
             result = supervisor.run(lambda: running.wait(control))
         if output != "rich":

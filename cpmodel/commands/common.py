@@ -104,7 +104,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
         for name in engines:
             control = job.new_control()
             supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None,
-                                    engine=name, signals=signals)
+                                    engine=name)
             engine_job = job.with_engine(name)
             results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
             if signals.asked:

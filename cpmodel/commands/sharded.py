@@ -55,9 +55,9 @@ def sharded(job: Job, options: ShardOptions, header: dict, label: str, what: str
             stdout: Console, stderr: Console) -> int:
     """Run ``job`` as shards and print its merged answer; returns the exit code.
     Stop signals are held until the answer is out (they stop the run, never cut its document)."""
-    with interrupts.deferred(reraise=False) as signals:
+    with interrupts.deferred(reraise=False):
         output = Output(options.output, stdout, what, job.request.count_only)
-        answer = run_sharded(job, options, label, stderr, output, signals)
+        answer = run_sharded(job, options, label, stderr, output)
         if job.request.best and options.output == "jsonl" and answer.result.solutions:
             output.solutions(answer.result.solutions)  # the optimum is known only at the end
         output.finish(header, job, answer.result, answer.extra)

@@ -124,10 +124,12 @@ def _start_helpers() -> None:
     They inherit the mask, so a signal to the whole group leaves them alone:
     they leave when the main process does, and the forkserver is there to reap
     the workers meanwhile. The tracker's own start unblocks SIGINT and SIGTERM
-    in the caller, so it goes first, outside the block."""
+    in the caller (it ignores those two itself), so it goes first, in a block
+    of its own: the forkserver must start with all four blocked."""
     from multiprocessing import forkserver, resource_tracker
 
-    resource_tracker.ensure_running()
+    with interrupts.blocked():
+        resource_tracker.ensure_running()
     with interrupts.blocked():
         forkserver.ensure_running()
 

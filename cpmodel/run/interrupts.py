@@ -36,6 +36,8 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 received: int | None = None  # the first signal that asked us to stop
 _count = 0  # how many stop signals arrived so far (a Mark compares against it)
+_depth = 0  # how many deferred() blocks are open in the main thread
+_held_since = 0  # _count when the outermost one opened
 
 # What a run stopped before any search could report says, as one JSON document.
 NOTHING_FOUND = {"status": "unknown", "count": 0, "complete": False, "stopped_by": "interrupt", "solutions": []}
@@ -90,19 +92,23 @@ def exit_code(default: int = 0) -> int:
 
 
 class Mark:
-    """The signals that arrived since this mark was made: ``asked`` is True once one did."""
+    """The stop signals that arrived since the signals began to be held (the outermost
+    :func:`deferred` block), or since now outside one, or since now if ``fresh``:
+    ``asked`` is True once one did. A search started inside a held block thus
+    sees a signal that came while the block was still preparing it."""
 
-    def __init__(self):
-        self.start = _count
+    def __init__(self, fresh: bool = False):
+        self.start = _held_since if _depth and not fresh else _count
 
     @property
     def asked(self) -> bool:
         return _count > self.start
 
-    @property
-    def again(self) -> bool:
-        """A second signal since the mark: the user insists (skip what waits)."""
-        return _count > self.start + 1
+
+
+def stop_asked() -> bool:
+    """Whether a stop signal came since the signals began to be held (see :class:`Mark`)."""
+    return Mark().asked
 
 
 @contextlib.contextmanager
@@ -112,15 +118,20 @@ def deferred(reraise: bool = True):
     meanwhile is raised as usual, unless ``reraise`` is False: a run that
     handles the stop itself, or the last words of one that is ending anyway.
     Blocks nest: only the outermost one raises."""
-    mark = Mark()
+    global _depth, _held_since
     try:
         previous = {sig: signal.signal(sig, _hold) for sig in STOP_SIGNALS}
     except ValueError:  # not the main thread
-        yield mark
+        yield Mark()
         return
+    if _depth == 0:
+        _held_since = _count
+    _depth += 1
+    mark = Mark()
     try:
         yield mark
     finally:
+        _depth -= 1
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if reraise and mark.asked and previous[received] is _raise:

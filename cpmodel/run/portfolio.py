@@ -418,8 +418,9 @@ def _state(result: SolveResult) -> str:
 
 
 def _stopped(result: SolveResult, reason: str) -> SolveResult:
-    """A result the parent cut short is labelled with the parent's reason."""
-    if result.complete:
+    """A result the parent cut short is labelled with the parent's reason (a heuristic
+    that had run dry before keeps its own)."""
+    if result.complete or result.stopped_by == GAVE_UP:
         return result
     return replace(result, stopped_by=reason)
 

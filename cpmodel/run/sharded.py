@@ -131,14 +131,12 @@ class Progress:
                 f"{rate:,.1f} shards/s · ETA {eta} · {elapsed:,.1f} s")
 
 
-def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink,
-                signals: interrupts.Mark | None = None) -> Sharded:
+def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink) -> Sharded:
     """Run ``job`` as shards; ``sink.solutions`` gets each batch of validated solutions as it
-    is merged (not for --best: its optimum is known only at the end). ``signals``: the
-    caller's :class:`~cpmodel.run.interrupts.Mark`, when it holds the stop signals until its
-    document is written; a signal since then stops the run."""
-    with interrupts.deferred(reraise=False) as own:
-        return _run_sharded(job, options, label, stderr, sink, signals or own)
+    is merged (not for --best: its optimum is known only at the end). A stop signal since the
+    caller began holding them (cpmodel.run.interrupts.Mark) stops the run."""
+    with interrupts.deferred(reraise=False) as signals:
+        return _run_sharded(job, options, label, stderr, sink, signals)
 
 
 def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink, signals) -> Sharded:
@@ -225,7 +223,7 @@ def _collect(shard, result: SolveResult, merger, checkpoint, sink) -> None:
 def _drain(in_flight: dict, merger, checkpoint, sink, seconds: float = DRAIN_SECONDS) -> None:
     """After a stop: take what the shards in flight found before they stopped.
     A further signal skips the wait; a shard still running then is left to the pool's close."""
-    hurry = interrupts.Mark()
+    hurry = interrupts.Mark(fresh=True)
     deadline = time.monotonic() + seconds
     while in_flight and time.monotonic() < deadline and not hurry.asked:
         finished, _ = wait(in_flight, timeout=0.05, return_when=FIRST_COMPLETED)

@@ -32,11 +32,9 @@ abandoned = False  # an engine thread was left running: the process must end wit
 
 class Supervisor:
     def __init__(self, control: Control, label: str, stderr: Console, printer: Callable | None = None,
-                 engine: str | None = None, batch_printer: Callable | None = None,
-                 signals: interrupts.Mark | None = None):
+                 engine: str | None = None, batch_printer: Callable | None = None):
         self.control = control
-        # the stop signals that stop this run: since the caller began holding them, or since now
-        self.signals = signals or interrupts.Mark()
+        self.signals = interrupts.Mark()  # the stop signals since the caller began holding them, or since now
         self.label = label
         self.engine = engine  # the engine's name: its SolveResult can be made up if it must be abandoned
         self.stderr = stderr
