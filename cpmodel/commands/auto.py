@@ -22,6 +22,7 @@ from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import FOUND, SolveResult
+from cpmodel.run import interrupts
 from cpmodel.show.documents import solve_document, write_json, write_json_lines
 from cpmodel.show.render import Parts, print_grid, summary
 
@@ -98,18 +99,19 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
     lines = _json_lines(stdout) if output == "jsonl" and not request.best else None
     control = Control(time_limit=job.time_limit)
     names = " + ".join(str(entrant) for entrant in plan)
-    supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines)
-    with Race(job, plan, supervisor.stream if printer or lines else None) as running:
-        result = supervisor.run(lambda: running.wait(control))
+    with interrupts.deferred(reraise=False):  # a signal stops the race, never cuts the document
+        supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines)
+        with Race(job, plan, supervisor.stream if printer or lines else None) as running:
+            result = supervisor.run(lambda: running.wait(control))
+        if output != "rich":
+            doc = portfolio_document(header, job, result)
+            if output == "jsonl":
+                if request.best and result.solutions:
+                    write_json(stdout, {"rows": list(result.solutions[0])})
+                doc.pop("solutions", None)
+            write_json(stdout, doc)
     if output == "rich":
         print_answer(stdout, result, what, familiar, streamed=printer is not None and not request.best, describe=describe)
-    else:
-        doc = portfolio_document(header, job, result)
-        if output == "jsonl":
-            if request.best and result.solutions:
-                write_json(stdout, {"rows": list(result.solutions[0])})
-            doc.pop("solutions", None)
-        write_json(stdout, doc)  # whole, whatever signal comes
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 
 

@@ -15,7 +15,7 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.core.specs import BananaSpec
-from cpmodel.run import engines
+from cpmodel.run import engines, interrupts
 from cpmodel.run.portfolio import Race, portfolio_plan
 from cpmodel.run.supervise import Supervisor
 from cpmodel.show.documents import combined_status, combined_stop, write_json
@@ -23,6 +23,13 @@ from cpmodel.show.render import Parts, comparison_table, print_grid, summary
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
+    """Stop signals are held throughout: the supervisors poll them, so a signal stops the
+    search and never cuts the answer or the document (the output is a few lines)."""
+    with interrupts.deferred(reraise=False):
+        return _run(args, stdout, stderr)
+
+
+def _run(args, stdout: Console, stderr: Console) -> int:
     from cpmodel.core.specs import draw_hand, parse_hand
 
     if args.check:
@@ -68,6 +75,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break
+    interrupted = interrupted or interrupts.stop_asked()
     if args.compact and not interrupted:
         found = next((r for r in results if r.solutions), None)
         if found is not None:

@@ -10,6 +10,7 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.lexicon import Lexicon, load_default, load_file
 from cpmodel.core.result import SolveResult
+from cpmodel.run import interrupts
 from cpmodel.run.supervise import Supervisor
 from cpmodel.show.documents import solve_document, write_json
 from cpmodel.show.render import comparison_table, print_grid, summary
@@ -92,19 +93,21 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
         printed[0] += 1
         print_solution(stdout, rows, f"#{printed[0]}", describe)
 
-    results, interrupted = [], False
-    for name in engines:
-        control = job.new_control()
-        supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None, engine=name)
-        engine_job = job.with_engine(name)
-        results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
-        interrupted = interrupted or supervisor.interrupted
-        if interrupted:
-            break
-    agreement = compare_all(results) if len(results) >= 2 else None
-    if as_json:
-        write_json(stdout, solve_document(header, request, results, agreement, engines))
-    else:
+    results = []
+    with interrupts.deferred(reraise=False) as signals:  # a signal stops the search, never cuts the document
+        for name in engines:
+            control = job.new_control()
+            supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None,
+                                    engine=name)
+            engine_job = job.with_engine(name)
+            results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
+            if signals.asked:
+                break
+        interrupted = signals.asked
+        agreement = compare_all(results) if len(results) >= 2 else None
+        if as_json:
+            write_json(stdout, solve_document(header, request, results, agreement, engines))
+    if not as_json:  # pictures stay interruptible: a signal stops the printing
         print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only,
                       describe=describe)
     if interrupted:
