@@ -53,7 +53,7 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
 def sharded(job: Job, options: ShardOptions, header: dict, label: str, what: str,
             stdout: Console, stderr: Console) -> int:
     """Run ``job`` as shards and print its merged answer; returns the exit code."""
-    output = Output(options.output, stdout, what, job.request.count_only)
+    output = Output(options.output, stdout, what, job.request.count_only, stderr)
     answer = run_sharded(job, options, label, stderr, output)
     if job.request.best and options.output == "jsonl" and answer.result.solutions:
         output.solutions(answer.result.solutions)  # the optimum is known only at the end
@@ -88,7 +88,7 @@ def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console,
     words = first_line_words(job)
     if not words:
         raise InputError("nothing can stand on the first line: the search is empty, nothing to estimate")
-    with stderr.status("estimating: Knuth probes and sampled shards (about 10 s)…"):
+    with stderr.status("estimating: Knuth's random paths, then whole first-line words (about 10 s)…"):
         doc = plan(job, words)
     doc["shards"] = len(split(job, options.shards, plan_workers(options)))
     doc["engine"] = job.engine

@@ -131,7 +131,8 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
     chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards, plan_workers(options))
-    merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
+    # only one JSON document needs every solution at the end: the others stream them (memory stays flat)
+    merger = Merger(job, len(shards), keep_solutions=options.output == "json" and not job.request.count_only)
     checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), len(shards)) if options.checkpoint else None
     for shard_id, record in (checkpoint.records.items() if checkpoint else ()):
         result = recorded_result(record, job.engine)
@@ -143,6 +144,9 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
     try:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
             stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress)
+    except BaseException:  # stdout closed (| head), a bug: the shards in flight must not run on
+        pool.stop()
+        raise
     finally:
         pool.close()
         if checkpoint:
