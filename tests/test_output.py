@@ -260,3 +260,18 @@ def test_numbers_are_written_with_thousands_separators():
     proc = run_cli("rect", "3x3", "--top", "300", "--count", "--solver", "backtrack,cp")
     assert proc.returncode == 0, proc.stderr
     assert "6,774 rectangles" in proc.stdout and "6774" not in proc.stdout
+
+
+def test_the_estimate_document_matches_the_docs():
+    import json
+
+    docs = (ROOT / "docs" / "json.md").read_text().split("## `--estimate`", 1)[1].split("\n## ", 1)[0]
+    keys = lambda name: {k.strip() for k in re.search(rf"^{name}: (.*)$", docs, re.M).group(1).split(",")}
+    proc = run_cli("rect", "3x3", "--top", "300", "--count", "--solver", "backtrack", "--estimate", "--json")
+    doc = json.loads(proc.stdout)
+    assert keys("keys") <= doc.keys() <= keys("keys") | keys("optional")
+    estimate = doc["estimate"]
+    for key in ("first_line_words", "shards", "engine", "sampled_shards", "knuth", "nodes_agreement", "cpu_hours",
+                "workers_for_one_hour"):
+        assert key in estimate and f"`{key}`" in docs, key
+    assert estimate["nodes_agreement"]["within_error"] is True
