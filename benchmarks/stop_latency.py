@@ -64,6 +64,13 @@ def _terminal(columns: int = 100) -> tuple[int, int]:
     return master, slave
 
 
+def _default_signals() -> None:
+    """In the child: SIGINT as a terminal delivers it. A shell's background job (``cmd &``)
+    starts with SIGINT ignored, and cpmodel keeps an ignored signal ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def measure(extra: list[str], where: str, found: int, checkout: Path = ROOT, cap: float = 300.0) -> dict:
     """Start the run, wait for ``found`` solutions, signal it, time the exit."""
     master, slave = _terminal()
@@ -73,7 +80,8 @@ def measure(extra: list[str], where: str, found: int, checkout: Path = ROOT, cap
     started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "cpmodel", *COMMAND, *extra], cwd=tempfile.gettempdir(),
                             stdin=subprocess.DEVNULL, stdout=out_file or slave, stderr=slave, env=env,
-                            start_new_session=True)  # its own group: the benchmark's cleanup cannot hit anyone else
+                            start_new_session=True,  # its own group: the benchmark's cleanup cannot hit anyone else
+                            preexec_fn=_default_signals)
     os.close(slave)
     seen, tail, sent, reached, last_found = 0, b"", None, None, 0
     try:
@@ -119,7 +127,7 @@ def measure(extra: list[str], where: str, found: int, checkout: Path = ROOT, cap
         file_bytes, file_lines = len(data), data.count(b"\n")
         text = data[-4000:].decode("utf-8", "replace") + text
         path.unlink()
-    summary = re.findall(r"([\d,]+) rectangles(?:\n?· ([\d,]+) shown)?", text)
+    summary = re.findall(r"([\d,]+) rectangles\s*·\s*(?:([\d,]+) shown\s*·\s*)?(?:search complete|stopped)", text)
     total, shown = summary[-1] if summary else ("", "")
     return {"found_at_signal": last_found, "seconds_to_reach": reached, "signal": signal.Signals(signum).name,
             "exit_seconds": exited - sent if sent else None, "capped": exited - sent > cap if sent else None,

@@ -260,6 +260,9 @@ def test_numbers_are_written_with_thousands_separators():
     proc = run_cli("rect", "3x3", "--top", "300", "--count", "--solver", "backtrack,cp")
     assert proc.returncode == 0, proc.stderr
     assert "6,774 rectangles" in proc.stdout and "6774" not in proc.stdout
+    assert "shown" not in proc.stdout  # a count draws nothing, and says nothing about it
+    proc = run_cli("rect", "3x3", "--top", "300", "--count", "--jobs", "1")  # auto's race
+    assert proc.returncode == 0 and "6,774 rectangles · search complete" in proc.stdout and "shown" not in proc.stdout
 
 
 def test_the_estimate_document_matches_the_docs():

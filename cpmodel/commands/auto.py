@@ -149,7 +149,7 @@ def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool
         for rows in result.solutions:
             title = (f"most familiar {what}" if result.complete else "most familiar found so far") if familiar else "best"
             draw_solution(stdout, rows, title, describe)
-    else:
+    elif result.solutions:  # a count has none to draw
         gallery = Gallery(stdout, what, describe=describe)
         gallery.add_batch(result.solutions)
         gallery.close()

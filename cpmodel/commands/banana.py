@@ -74,6 +74,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
             from cpmodel.models.bananagrams import compact
 
             control = Control(time_limit=args.time_limit)
+            stderr.print(Parts(["compacting: the backtracker in growing boxes, then CP-SAT on each smaller box",
+                                f"up to {args.time_limit:g} s (--time-limit)"], style="cyan"), highlight=False)
             supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
             results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
