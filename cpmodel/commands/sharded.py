@@ -58,7 +58,7 @@ def sharded(job: Job, options: ShardOptions, header: dict, label: str, what: str
     """Run ``job`` as shards and print its merged answer; returns the exit code.
     Stop signals are held until the answer is out (they stop the run, never cut its document)."""
     with interrupts.deferred(reraise=False):
-        output = Output(options.output, stdout, what, job.request.count_only)
+        output = Output(options.output, stdout, what, job.request.count_only, stderr)
         answer = run_sharded(job, options, label, stderr, output)
         if job.request.best and options.output == "jsonl" and answer.result.solutions:
             output.solutions(answer.result.solutions)  # the optimum is known only at the end
@@ -94,7 +94,7 @@ def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console,
     words = first_line_words(job)
     if not words:
         raise InputError("nothing can stand on the first line: the search is empty, nothing to estimate")
-    with stderr.status("estimating: Knuth probes and sampled shards (about 10 s)…"):
+    with stderr.status("estimating: Knuth's random paths, then whole first-line words (about 10 s)…"):
         doc = plan(job, words)
     doc["shards"] = len(split(job, options.shards, plan_workers(options)))
     doc["engine"] = job.engine

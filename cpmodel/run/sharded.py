@@ -148,7 +148,8 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
     chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards, plan_workers(options))
-    merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
+    # only one JSON document needs every solution at the end: the others stream them (memory stays flat)
+    merger = Merger(job, len(shards), keep_solutions=options.output == "json" and not job.request.count_only)
     checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), shards) if options.checkpoint else None
     for shard_id, result in (checkpoint.records.items() if checkpoint else ()):  # verified on opening
         merger.add(shard_id, result, resumed=True)
@@ -159,6 +160,9 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
     try:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
             stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress, signals)
+    except BaseException:  # stdout closed (| head), a bug: the shards in flight must not run on
+        pool.stop()
+        raise
     finally:
         pool.close()
         if checkpoint:
