@@ -177,7 +177,7 @@ class Scorer:
 
     def total(self, codes: np.ndarray, geo: Geometry) -> int:
         """One board's total score (``codes`` index the geometry's tiles)."""
-        return int(score_boards(codes.reshape(1, -1).astype(np.int8), geo, self)[0])
+        return int(score_boards(codes.reshape(1, -1), geo, self)[0])
 
     def find(self, board: GridBoard, geo: Geometry):
         """``[(word, score, path cells)]`` for every word on the board (unsorted)."""
@@ -203,7 +203,7 @@ def _args(geo: Geometry) -> tuple:
 def score_boards(codes: np.ndarray, geo: Geometry, scorer: Scorer) -> np.ndarray:
     """Total score of each board (a row of tile codes per board), int64."""
     scorer._renew(len(codes))
-    return _score_many(scorer.trie.children, scorer.trie.word_of, np.ascontiguousarray(codes, np.int8),
+    return _score_many(scorer.trie.children, scorer.trie.word_of, np.ascontiguousarray(codes, np.int32),
                        *_args(geo), scorer.stamp_of, scorer.best, scorer.stamp)
 
 
@@ -245,7 +245,7 @@ class BatchScorer:
 
     def scores(self, codes: np.ndarray) -> np.ndarray:
         """Total of each board (one row of codes per board), int64."""
-        if self.stamp[0] + len(codes) >= 2**31 - 1:
+        if self.stamp[0] + len(codes) >= 2**31 - 10**8:  # the search scores boards without coming back here
             self.stamp_of[:] = 0
             self.stamp[0] = 0
         geo = self.geo
@@ -457,3 +457,56 @@ def _find_words(children, word_of, codes, nbr, nbr_count, tile_letters, tile_len
           word_mult, points, min_len, max_len, stamp_of, best, stamp[0], True, found, paths)
     n = count[0]
     return nodes[:n].copy(), scores[:n].copy(), paths[:n].copy(), lengths[:n].copy()
+
+
+# -- what the command uses -------------------------------------------------------------
+
+
+def find_words(board: GridBoard, trie: KernelTrie, table: ScoreTable, min_len: int = 3, max_len: int | None = None):
+    """Every word on the board with its best path, highest score first: the same
+    list as :func:`heuristics.grid.find_words`, from the compiled walk."""
+    from heuristics.grid import GridWord
+
+    found = Scorer(trie).find(board, board_geometry(board, table, min_len, max_len))
+    words = [GridWord(word, score, tuple(divmod(cell, board.cols) for cell in path)) for word, score, path in found]
+    return sorted(words, key=lambda w: (-w.score, w.word))
+
+
+class FileScorer:
+    """Totals of a stream of boards of any shapes and tiles: boards over the 26-tile
+    alphabet go through the batch path, one scorer per shape; others (multipliers,
+    unusual tiles) through the general walk. Tries are built when first needed."""
+
+    def __init__(self, words, table: ScoreTable, min_len: int = 3, max_len: int | None = None):
+        self.words, self.table, self.min_len, self.max_len = words, table, min_len, max_len
+        self.batch: dict[tuple[int, int], BatchScorer] = {}
+        self._alphabet: AlphabetTrie | None = None
+        self._general: Scorer | None = None
+
+    def scores(self, boards: list[GridBoard]) -> list[int]:
+        totals: list[int | None] = [None] * len(boards)
+        by_shape: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
+        for k, board in enumerate(boards):
+            codes = encode(board) if board.rows * board.cols <= 63 else None
+            if codes is None:
+                totals[k] = self._one(board)
+            else:
+                by_shape.setdefault((board.rows, board.cols), []).append((k, codes))
+        for shape, items in by_shape.items():
+            scores = self._batch(shape).scores(np.array([codes for _, codes in items]))
+            for (k, _), score in zip(items, scores):
+                totals[k] = int(score)
+        return totals
+
+    def _batch(self, shape) -> BatchScorer:
+        if shape not in self.batch:
+            if self._alphabet is None:
+                self._alphabet = build_alphabet_trie(self.words)
+            self.batch[shape] = BatchScorer(self._alphabet, *shape, self.table, self.min_len, self.max_len)
+        return self.batch[shape]
+
+    def _one(self, board: GridBoard) -> int:
+        if self._general is None:
+            self._general = Scorer(build_trie(self.words))
+        geo = board_geometry(board, self.table, self.min_len, self.max_len)
+        return self._general.total(np.arange(len(board.tiles)), geo)

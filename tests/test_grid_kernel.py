@@ -128,3 +128,64 @@ def test_known_boards_on_the_default_list(tries):
     assert K.BatchScorer(alphabet, 4, 4, table).score(K.encode(board)) == reference_total(board, trie, table)
     assert K.encode(parse_grid("a+2bcdefghijklmnop")) is None  # a multiplier: the general kernel's job
     assert K.encode(parse_grid("[th]bcdefghijklmnop")) is None
+
+
+# -- the command: --score-file and --best ------------------------------------------------
+
+from tests.conftest import run_cli, run_json  # noqa: E402
+
+SMALL = ["tea", "eat", "ate", "teas", "seat", "east", "sat", "set", "net", "ten", "tens", "nest", "quest", "quiet",
+         "sent", "tees", "seen", "teen", "teens", "ease", "eats"]
+
+
+def test_score_file_prints_one_total_per_board_equal_to_grid(word_file, tmp_path):
+    path = word_file(SMALL)
+    boards = ["tea/sen/ttq", "[qu]est/eats/tens/east", "t+2e*2a/sen/xxx", "te/as"]
+    (tmp_path / "boards.txt").write_text("\n".join(boards[:2]) + "\n\n" + "\n".join(boards[2:]) + "\n")
+    proc = run_cli("grid", "--score-file", str(tmp_path / "boards.txt"), "--dict", path, "--score", "scramble")
+    assert proc.returncode == 0, proc.stderr
+    expected = [run_json("grid", b, "--dict", path, "--score", "scramble")[0]["total"] for b in boards]
+    assert [int(line) for line in proc.stdout.split()] == expected and max(expected) > 0
+    doc, _ = run_json("grid", "--score-file", str(tmp_path / "boards.txt"), "--dict", path, "--score", "scramble")
+    assert doc["totals"] == expected and doc["boards"] == 4
+
+
+def test_score_file_bad_line_keeps_the_totals_before_it_and_exits_2(word_file):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    path = word_file(SMALL)
+    proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--score-file", "-", "--dict", path],
+                          input="tea/sen/xxx\nte1/abc/def\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and proc.stdout.split() == [str(run_json("grid", "tea/sen/xxx", "--dict", path)[0]["total"])]
+    assert "line 2" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("size,kind", [("2x2", "boggle"), ("3x4", "scramble")])
+def test_best_finds_a_board_says_best_found_and_claims_nothing(word_file, size, kind):
+    path = word_file(SMALL)
+    doc, proc = run_json("grid", "--best", size, "--time-limit", "2", "--dict", path, "--score", kind, "--jobs", "2")
+    assert proc.returncode == 0 and doc["optimal"] is False and doc["complete"] is False
+    assert doc["best_found"] == doc["total"] > 0 and doc["history"][-1][1] == doc["total"]
+    assert doc["portfolio"]["engines"] == ["hillclimb", "anneal"] and doc["evaluations"] > 0
+    text = run_cli("grid", "--best", size, "--time-limit", "1", "--dict", path, "--score", kind).stdout
+    assert "best board found" in text and "optimal" not in text.replace("not proven optimal", "")
+
+
+def test_best_2x2_reaches_the_exhaustive_optimum(word_file):
+    """Every 2x2 board over a-z (26^4, scored by the kernel) against what --best finds in 3 s."""
+    from cpmodel.core.scoring import score_table
+
+    words = ["tea", "eat", "ate", "eta", "teat", "seat", "east", "sate", "etas", "teas", "eats", "rate", "tear"]
+    batch = K.BatchScorer(K.build_alphabet_trie(words), 2, 2, score_table("boggle"))
+    every = np.array(list(itertools.product(range(26), repeat=4)), np.int8)
+    optimum = int(batch.scores(every).max())
+    doc, _ = run_json("grid", "--best", "2x2", "--time-limit", "3", "--dict", word_file(words))
+    assert doc["total"] == optimum and doc["optimal"] is False
+
+
+def test_best_refuses_sizes_beyond_5x5():
+    proc = run_cli("grid", "--best", "6x6")
+    assert proc.returncode == 2 and "2x2 to 5x5" in proc.stderr
