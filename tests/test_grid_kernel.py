@@ -189,3 +189,24 @@ def test_best_2x2_reaches_the_exhaustive_optimum(word_file):
 def test_best_refuses_sizes_beyond_5x5():
     proc = run_cli("grid", "--best", "6x6")
     assert proc.returncode == 2 and "2x2 to 5x5" in proc.stderr
+
+
+def test_score_file_ctrl_c_keeps_the_lines_printed(word_file):
+    """Boards stream in on stdin; after two batches are printed, Ctrl-C: exit 130, every printed line whole."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "cpmodel", "grid", "--score-file", "-", "--dict", word_file(SMALL)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    proc.stdin.write("tea/sen/xxx\n" * 5000)
+    proc.stdin.flush()  # stdin stays open: the command waits for the rest of the third batch
+    lines = [proc.stdout.readline() for _ in range(4096)]
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert lines == [lines[0]] * 4096 and lines[0].strip().isdigit() and rest == ""
