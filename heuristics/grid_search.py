@@ -30,12 +30,14 @@ from dataclasses import dataclass, field
 import numpy as np
 from numba import njit
 
-from cpmodel.core.result import FOUND, SolveResult
+from cpmodel.core.result import FOUND, UNKNOWN, SolveResult
 from cpmodel.core.scoring import ScoreTable
 from heuristics import grid_kernel as K
 
 POOL = 500  # boards kept per round (danvk's runs reach the 4x4 optimum 95 times in 100 with 500)
 TABLE_BITS = 22  # the score memo holds 4M boards; it is cleared when half full
+SEED_STEPS = 20000  # each climb starts from a board annealed this many steps (0: from random boards)
+PATIENCE = 3  # rounds of the full pool without a better board before a restart
 CHUNK = 16  # pool boards expanded per compiled call, between two looks at the clock
 # English letter weights for random boards (the annealing's proposals and the climber's restarts)
 WEIGHTS = dict(zip("abcdefghijklmnopqrstuvwxyz", (8, 2, 3, 4, 12, 2, 2, 6, 7, 1, 1, 4, 2, 7, 8, 2, 1, 6, 6, 9, 3, 1, 2, 1, 2, 1)))
@@ -100,12 +102,15 @@ def random_boards(rng: np.random.Generator, count: int, cells: int) -> np.ndarra
     return rng.choice(26, size=(count, cells), p=weights / weights.sum()).astype(np.int8)
 
 
-def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: int = POOL, first_pool: int = 25) -> Climb:
+def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: int = POOL, first_pool: int = 25,
+               seed_steps: int = SEED_STEPS, patience: int = PATIENCE) -> Climb:
     """Pool hill climbing with restarts until ``control`` says stop (see the module docstring).
 
-    Each climb starts with a small pool (``first_pool``), which reaches good
-    boards in few cheap rounds; when that pool is stuck it widens fourfold,
-    up to ``pool``, and only a stuck full pool restarts."""
+    Each climb starts from one board annealed for ``seed_steps`` steps (or,
+    with 0, from ``first_pool`` random boards), with a small pool that reaches
+    good boards in few cheap rounds; when that pool is stuck it widens
+    fourfold, up to ``pool``. The full pool restarts when it is stuck or its
+    best has not improved for ``patience`` rounds."""
     rng = np.random.default_rng(seed)
     scorer = spec.scorer()
     geo = scorer.geo
@@ -119,10 +124,15 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
     round_id = 0
     while control.stop_reason() is None:
         width = min(first_pool, pool)
-        current = _canonical_all(random_boards(rng, width, cells), perms)
-        current = np.unique(current, axis=0)
+        if seed_steps:
+            start = anneal(spec, int(rng.integers(2**31)), control, steps=seed_steps)
+            best.evaluations += start.evaluations
+            current = _canonical_all(start.codes.reshape(1, -1), perms)
+        else:
+            current = np.unique(_canonical_all(random_boards(rng, width, cells), perms), axis=0)
         current_scores = scorer.scores(current)
         best.evaluations += len(current)
+        climb_top, flat_rounds = -1, 0
         while control.stop_reason() is None:
             round_id += 1
             if filled[0] > (1 << TABLE_BITS) // 2:
@@ -152,6 +162,10 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
                 control.solutions = 1
                 if on_better is not None:
                     on_better(board_rows(spec, best.codes))
+            flat_rounds = flat_rounds + 1 if top <= climb_top and width >= pool else 0
+            climb_top = max(climb_top, top)
+            if flat_rounds >= patience:
+                break  # the full pool's best has not moved for a while: restart
             if len(order) == len(current) and np.array_equal(np.sort(order), np.arange(len(current))):
                 if width >= pool:
                     break  # the full pool kept itself: a local optimum of the whole pool; restart
@@ -164,8 +178,9 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
 
 
 def anneal(spec: BestBoardSpec, seed: int, control, on_better=None, time_limit: float = 60.0,
-           start_temperature: float = 40.0) -> Climb:
-    """Simulated annealing; T cools from ``start_temperature`` to 1 over ``time_limit``."""
+           start_temperature: float = 40.0, steps: int | None = None) -> Climb:
+    """Simulated annealing; T cools from ``start_temperature`` to 1 over ``time_limit``
+    seconds, or over ``steps`` boards when given (then it stops after them)."""
     rng = np.random.default_rng(seed)
     scorer = spec.scorer()
     cells = spec.rows * spec.cols
@@ -178,8 +193,10 @@ def anneal(spec: BestBoardSpec, seed: int, control, on_better=None, time_limit: 
     while True:
         if best.evaluations % 256 == 0 and control.stop_reason() is not None:
             break
-        elapsed = time.monotonic() - started
-        temperature = start_temperature * (1.0 / start_temperature) ** min(1.0, elapsed / time_limit)
+        if steps is not None and best.evaluations >= steps:
+            break
+        progress = best.evaluations / steps if steps else (time.monotonic() - started) / time_limit
+        temperature = start_temperature * (1.0 / start_temperature) ** min(1.0, progress)
         candidate = current.copy()
         if rng.random() < 0.5:
             candidate[rng.integers(cells)] = min(25, int(np.searchsorted(cumulative, rng.random())))
@@ -194,15 +211,17 @@ def anneal(spec: BestBoardSpec, seed: int, control, on_better=None, time_limit: 
         if score > best.score:
             best.codes, best.score, since_best = current.copy(), score, 0
             best.history.append([round(time.monotonic() - started, 2), score])
-            control.nodes, control.solutions = best.evaluations, 1
+            if steps is None:  # a whole search, not a climb's start: report progress
+                control.nodes, control.solutions = best.evaluations, 1
             if on_better is not None:
                 on_better(board_rows(spec, best.codes))
         elif since_best > 20000:
             current, score, since_best = best.codes.copy(), best.score, 0
             best.restarts += 1
-        if best.evaluations % 1024 == 0:
+        if best.evaluations % 1024 == 0 and steps is None:
             control.nodes = best.evaluations
-    control.nodes = best.evaluations
+    if steps is None:
+        control.nodes = best.evaluations
     return best
 
 
@@ -213,12 +232,30 @@ def solve(spec: BestBoardSpec, method: str, seed: int, control, request) -> Solv
         found = hill_climb(spec, seed, control, request.on_solution)
     else:
         found = anneal(spec, seed, control, request.on_solution, control.time_limit or 60.0)
+    stats = {"score": found.score, "evaluations": found.evaluations, "history": found.history,
+             "restarts": found.restarts, "seed": seed, "nodes": found.evaluations}
+    if found.score < 0:  # stopped before a single board was scored: nothing to report
+        return SolveResult(method, UNKNOWN, complete=False, count=0, seconds=time.monotonic() - started,
+                           stopped_by=control.stop_reason() or "interrupt", stats=stats)
     rows = board_rows(spec, found.codes)
     return SolveResult(method, FOUND, complete=False, count=1, solutions=[rows],
                        seconds=time.monotonic() - started, stopped_by=control.stop_reason() or "interrupt",
-                       objective=(-found.score, 0),
-                       stats={"score": found.score, "evaluations": found.evaluations, "history": found.history,
-                              "restarts": found.restarts, "seed": seed, "nodes": found.evaluations})
+                       objective=(-found.score, 0), stats=stats)
+
+
+def warm_up(spec: BestBoardSpec) -> None:
+    """Compile the search's kernels (or load them from numba's cache) once, here:
+    a portfolio forks its processes after this, and they inherit the machine code
+    instead of each compiling it (seconds each, on the first run)."""
+    scorer = spec.scorer()
+    geo = scorer.geo
+    board = np.zeros((1, spec.rows * spec.cols), np.int8)
+    perms = symmetries(spec.rows, spec.cols)
+    keys, values, filled = np.zeros((16, 2), np.int64), np.zeros((16, 2), np.int64), np.zeros(1, np.int64)
+    _canonical_all(board, perms)
+    _mark(board, values, keys, 1, 4, scorer.scores(board), filled)
+    _expand(board[:0], perms, keys, values, filled, 1, 4, scorer.trie.children, geo.nbr, geo.nbr_count, geo.tile_len,
+            geo.tile_value, geo.points, geo.min_len, geo.max_len, scorer.stamp_of, scorer.stamp)
 
 
 # -- compiled parts of a round -------------------------------------------------------

@@ -210,3 +210,9 @@ def test_score_file_ctrl_c_keeps_the_lines_printed(word_file):
     rest, _ = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert lines == [lines[0]] * 4096 and lines[0].strip().isdigit() and rest == ""
+
+
+def test_best_stopped_before_any_board_is_unknown_never_none(word_file):
+    doc, proc = run_json("grid", "--best", "3x3", "--time-limit", "0.01", "--dict", word_file(SMALL))
+    assert proc.returncode == 0 and doc["complete"] is False and doc["optimal"] is False
+    assert doc["status"] == "unknown" and doc["board"] is None or doc["status"] == "found" and doc["total"] >= 0

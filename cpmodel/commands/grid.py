@@ -50,6 +50,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
     if size:
         search = best_board(args, size, lexicon_words, table, stderr)
         board = search["board"]
+        if board is None:
+            return _nothing_found(args, search, stdout, stderr)
     return show_board(args, board, lexicon_words, table, stdout, search)
 
 
@@ -73,7 +75,7 @@ def show_board(args, board: GridBoard, lexicon_words, table, stdout: Console, se
     interrupted = search is not None and search["stopped_by"] == "interrupt"
     if args.json:
         doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,
-               "count": len(words), "status": FOUND if words else NONE, "complete": True,
+               "count": len(words), "status": FOUND if words or search else NONE, "complete": True,
                "words": [{"word": w.word, "score": w.score, "path": [list(p) for p in w.path]} for w in words]}
         if search is not None:  # the board is the best found: nothing is proven, so not complete
             doc.update({key: value for key, value in search.items() if key != "board"}, complete=False, optimal=False)
@@ -85,6 +87,20 @@ def show_board(args, board: GridBoard, lexicon_words, table, stdout: Console, se
         stdout.print(Parts([f"best board found: {total} points", f"{search['evaluations']:,} boards",
                             f"{search['seconds']:.1f} s", f"seed {args.seed}", f"by {search['engine']}",
                             "a heuristic: not proven optimal"], style="green"), highlight=False)
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _nothing_found(args, search: dict, stdout: Console, stderr: Console) -> int:
+    """--best stopped before any board was scored: unknown, said plainly."""
+    from cpmodel.core.result import UNKNOWN
+
+    interrupted = search["stopped_by"] == "interrupt"
+    if args.json:
+        write_json(stdout, {"puzzle": "grid", "board": None, "score_kind": args.score, "status": UNKNOWN,
+                            "complete": False, "optimal": False, "seed": args.seed, **search})
+    else:
+        stderr.print(f"no board found: stopped by {search['stopped_by']} after {search['seconds']} s", style="yellow",
+                     highlight=False)
     return EXIT_INTERRUPTED if interrupted else 0
 
 
@@ -163,10 +179,11 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
     from cpmodel.core.control import Request
     from cpmodel.run.portfolio import Race, grid_plan
     from heuristics import grid_kernel
-    from heuristics.grid_search import BestBoardSpec
+    from heuristics.grid_search import BestBoardSpec, warm_up
 
     rows, cols = size
     spec = BestBoardSpec(rows, cols, grid_kernel.build_alphabet_trie(lexicon_words), table, args.min, args.max)
+    warm_up(spec)  # compiled once, before the fork
     job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=args.time_limit, options={"seed": args.seed})
     plan = grid_plan(args.jobs)
     control = Control(time_limit=args.time_limit)
@@ -174,6 +191,8 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
     gc.freeze()
     with Race(job, plan) as running:
         result = supervisor.run(lambda: running.wait(control))
+    if not result.solutions:  # stopped before any board was scored
+        return {"board": None, "stopped_by": result.stopped_by or "time-limit", "seconds": round(control.elapsed(), 2)}
     best_rows = result.solutions[0]
     board_score = -result.objective[0]
     others = result.stats.get("portfolio", {})
