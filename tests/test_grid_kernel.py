@@ -216,3 +216,18 @@ def test_best_stopped_before_any_board_is_unknown_never_none(word_file):
     doc, proc = run_json("grid", "--best", "3x3", "--time-limit", "0.01", "--dict", word_file(SMALL))
     assert proc.returncode == 0 and doc["complete"] is False and doc["optimal"] is False
     assert doc["status"] == "unknown" and doc["board"] is None or doc["status"] == "found" and doc["total"] >= 0
+
+
+@pytest.mark.parametrize("rows,cols", [(4, 4), (3, 5)])
+def test_canonical_form_is_shared_by_every_symmetric_image_and_keeps_the_score(tries, rows, cols):
+    from heuristics import grid_search as S
+
+    _, _, alphabet = tries
+    perms = S.symmetries(rows, cols)
+    assert len(perms) == (8 if rows == cols else 4) and all(sorted(p) == list(range(rows * cols)) for p in perms)
+    scorer = K.BatchScorer(alphabet, rows, cols, score_table("boggle"))
+    board = np.random.default_rng(3).integers(0, 26, rows * cols).astype(np.int8)
+    images = np.array([board[p] for p in perms])
+    canonical = S._canonical_all(images, perms)
+    assert (canonical == canonical[0]).all() and tuple(canonical[0]) == min(tuple(i) for i in images)
+    assert len(set(scorer.scores(images))) == 1 and scorer.score(canonical[0]) == scorer.score(board)
