@@ -75,7 +75,8 @@ def show_board(args, board: GridBoard, lexicon_words, table, stdout: Console, se
     interrupted = search is not None and search["stopped_by"] == "interrupt"
     if args.json:
         doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,
-               "count": len(words), "status": FOUND if words or search else NONE, "complete": True,
+               "count": len(words), "status": FOUND if words or search else NONE,
+               "complete": search is None,  # every word of a given board; --best's search never completes
                "words": [{"word": w.word, "score": w.score, "path": [list(p) for p in w.path]} for w in words]}
         if search is not None:  # the board is the best found: nothing is proven, so not complete
             doc.update({key: value for key, value in search.items() if key != "board"}, complete=False, optimal=False)
