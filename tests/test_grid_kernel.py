@@ -231,3 +231,13 @@ def test_canonical_form_is_shared_by_every_symmetric_image_and_keeps_the_score(t
     canonical = S._canonical_all(images, perms)
     assert (canonical == canonical[0]).all() and tuple(canonical[0]) == min(tuple(i) for i in images)
     assert len(set(scorer.scores(images))) == 1 and scorer.score(canonical[0]) == scorer.score(board)
+
+
+def test_documents_match_docs_json(word_file, tmp_path):
+    from tests.test_hardening import _matches
+
+    path = word_file(SMALL)
+    (tmp_path / "b.txt").write_text("tea/sen/xxx\n")
+    _matches(run_json("grid", "--score-file", str(tmp_path / "b.txt"), "--dict", path)[0], "grid --score-file")
+    _matches(run_json("grid", "--best", "2x3", "--time-limit", "1", "--dict", path)[0], "`grid`")
+    _matches(run_json("grid", "--best", "2x3", "--time-limit", "0.001", "--dict", path)[0], "`grid`")

@@ -97,8 +97,9 @@ def _nothing_found(args, search: dict, stdout: Console, stderr: Console) -> int:
 
     interrupted = search["stopped_by"] == "interrupt"
     if args.json:
-        write_json(stdout, {"puzzle": "grid", "board": None, "score_kind": args.score, "status": UNKNOWN,
-                            "complete": False, "optimal": False, "seed": args.seed, **search})
+        write_json(stdout, {"puzzle": "grid", "board": None, "score_kind": args.score, "total": None, "count": 0,
+                            "status": UNKNOWN, "complete": False, "words": [], "optimal": False, "seed": args.seed,
+                            **search})
     else:
         stderr.print(f"no board found: stopped by {search['stopped_by']} after {search['seconds']} s", style="yellow",
                      highlight=False)
