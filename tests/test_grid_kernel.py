@@ -241,3 +241,11 @@ def test_documents_match_docs_json(word_file, tmp_path):
     _matches(run_json("grid", "--score-file", str(tmp_path / "b.txt"), "--dict", path)[0], "grid --score-file")
     _matches(run_json("grid", "--best", "2x3", "--time-limit", "1", "--dict", path)[0], "`grid`")
     _matches(run_json("grid", "--best", "2x3", "--time-limit", "0.001", "--dict", path)[0], "`grid`")
+
+
+def test_grid_plan_gives_the_climber_every_core_but_one_to_annealing():
+    from cpmodel.run.portfolio import Entrant, grid_plan
+
+    assert grid_plan(1) == [Entrant("hillclimb")]
+    assert grid_plan(2) == [Entrant("hillclimb"), Entrant("anneal")]
+    assert [str(e) for e in grid_plan(4)] == ["hillclimb×3", "anneal"]
