@@ -529,7 +529,7 @@ def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) 
     if job.time_limit is not None:
         control.time_limit = max(job.time_limit - waited, 0.001)  # the race's clock, not ours
     on_solution = (lambda rows: messages.put(("solution", index, rows))) if start.stream else None
-    reporting = _report_nodes(control, index, messages) if start.stream else None
+    reporting = _NodeReporter(control, index, messages) if start.stream else None
     try:
         if stop.is_set():  # the race ended before our turn
             result = SolveResult(job.engine, UNKNOWN, False, 0, stopped_by="interrupt")
@@ -539,7 +539,7 @@ def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) 
     except BaseException as exc:  # reported to the parent, which decides
         messages.put(("error", index, f"{type(exc).__name__}: {exc}"))
     if reporting is not None:
-        reporting.set()
+        reporting.stop()
     messages.close()
     messages.join_thread()
 
@@ -547,22 +547,28 @@ def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) 
 NODES_EVERY = 0.5  # seconds between a child's node counts (the parent's progress line)
 
 
-def _report_nodes(control: Control, index: int, messages):
-    """Send ``control.nodes`` to the parent every NODES_EVERY seconds while it changes,
-    from a daemon thread; returns the Event that ends it."""
-    import threading
+class _NodeReporter:
+    """Sends ``control.nodes`` to the parent every NODES_EVERY seconds while it
+    changes, from a daemon thread; :meth:`stop` ends it before the queue closes."""
 
-    done = threading.Event()
+    def __init__(self, control: Control, index: int, messages):
+        import threading
 
-    def report() -> None:
+        self.control, self.index, self.messages = control, index, messages
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._report, daemon=True)
+        self.thread.start()
+
+    def _report(self) -> None:
         last = 0
-        while not done.wait(NODES_EVERY):
-            if control.nodes != last:
-                last = control.nodes
-                messages.put(("nodes", index, last))
+        while not self.done.wait(NODES_EVERY):
+            if self.control.nodes != last:
+                last = self.control.nodes
+                self.messages.put(("nodes", self.index, last))
 
-    threading.Thread(target=report, daemon=True).start()
-    return done
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=NODES_EVERY * 4)
 
 
 def _head_start(start: _Start, stop: EitherFlag) -> float:
