@@ -29,10 +29,17 @@ def run(args, stdout: Console, stderr: Console) -> int:
     check_lengths(args.min, args.max)
     override = read_user_file(args.score_table, "score table") if args.score_table else None
     table = score_table(args.score, override, source=f"score table {args.score_table}")
+    if args.prove and not args.best:
+        raise InputError("--prove goes with --best RxC")
     if args.best:
         rows, cols = parse_size(args.best)
         if args.score != "boggle":
             raise InputError("--best searches for Boggle score; use --score boggle")
+        if args.prove:
+            from cpmodel.commands import grid_prove
+            return grid_prove.run(args, rows, cols, table, stdout, stderr)
+    if args.time_limit is None:
+        args.time_limit = 60.0  # --best's annealing (--prove runs until proven unless told)
     board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
     lexicon_words = load_lexicon(args.dict, stderr, args.top).words
     trie = build_trie(lexicon_words)
