@@ -280,7 +280,9 @@ SUM, CHOICE = 0, 1
 
 
 @njit(cache=True, nogil=True)
-def _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n_points, count):
+def _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot, count):
+    n_slot[count * 26:(count + 1) * 26] = -1
+    n_slot[parent * 26 + label] = count
     n_kind[count] = kind
     n_label[count] = label
     n_parent[count] = parent
@@ -292,21 +294,22 @@ def _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n
 
 
 @njit(cache=True, nogil=True)
-def _child(parent, label, kind, n_kind, n_label, n_parent, n_first, n_next, n_points, count):
-    """The child of ``parent`` with ``label``, made if missing: (child, count), child -1 when full."""
-    child = n_first[parent]
-    while child >= 0 and n_label[child] != label:
-        child = n_next[child]
+def _child(parent, label, kind, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot, count):
+    """The child of ``parent`` with ``label``, made if missing: (child, count), child -1 when full.
+
+    ``n_slot[node * 26 + label]`` indexes every node's children directly (the
+    sibling lists stay, for walking them all)."""
+    child = n_slot[parent * 26 + label]
     if child >= 0:
         return child, count
     if count >= n_kind.shape[0]:
         return -1, count
-    return count, _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n_points, count)
+    return count, _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot, count)
 
 
 @njit(cache=True, nogil=True)
 def _insert(m, path_cell, path_letter, rank, sort_cell, sort_letter, n_kind, n_label, n_parent, n_first, n_next,
-            n_points, count):
+            n_points, n_slot, count):
     """Find or make the tree path of one word-path (cells sorted by rank); returns (leaf, count), leaf -1 when full."""
     for i in range(m):
         sort_cell[i] = path_cell[i]
@@ -319,10 +322,12 @@ def _insert(m, path_cell, path_letter, rank, sort_cell, sort_letter, n_kind, n_l
             j -= 1
     cur = 0
     for i in range(m):
-        choice, count = _child(cur, sort_cell[i], CHOICE, n_kind, n_label, n_parent, n_first, n_next, n_points, count)
+        choice, count = _child(cur, sort_cell[i], CHOICE, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot,
+                               count)
         if choice < 0:
             return -1, count
-        cur, count = _child(choice, sort_letter[i], SUM, n_kind, n_label, n_parent, n_first, n_next, n_points, count)
+        cur, count = _child(choice, sort_letter[i], SUM, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot,
+                            count)
         if cur < 0:
             return -1, count
     return cur, count
@@ -330,7 +335,7 @@ def _insert(m, path_cell, path_letter, rank, sort_cell, sort_letter, n_kind, n_l
 
 @njit(cache=True, nogil=True)
 def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_label, n_parent, n_first, n_next,
-               n_points, bound, leaf_of, leaf_mark, mark):
+               n_points, n_slot, bound, leaf_of, leaf_mark, mark):
     """Fill the node arrays with the orderly tree of the class ``masks``; returns the node count
     (-1 when the arrays are too small). ``rank[cell]`` is the cell's place in the order.
 
@@ -344,6 +349,7 @@ def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_lab
     n_first[0] = -1
     n_next[0] = -1
     n_points[0] = 0
+    n_slot[0:26] = -1
     count = 1
     path_cell = np.empty(n, np.int32)
     path_letter = np.empty(n, np.int32)
@@ -393,7 +399,7 @@ def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_lab
                 used |= np.int64(1) << nb
                 if points[child] > 0:  # a word-path: into the tree, in order
                     leaf, count = _insert(d + 1, path_cell, path_letter, rank, sort_cell, sort_letter, n_kind,
-                                          n_label, n_parent, n_first, n_next, n_points, count)
+                                          n_label, n_parent, n_first, n_next, n_points, n_slot, count)
                     if leaf < 0:
                         return -1
                     if leaf_mark[child] != mark or leaf_of[child] != leaf:
@@ -429,13 +435,14 @@ class Tree:
         self.next = np.zeros(capacity, np.int32)
         self.points = np.zeros(capacity, np.int64)
         self.bound = np.zeros(capacity, np.int64)
+        self.slot = np.zeros(26 * capacity, np.int32)  # node * 26 + label → child
 
     def build(self, masks, rank, adj, deg) -> int:
         """Build the class's tree; returns its node count."""
         t = self.tables
         while True:
             count = build_tree(masks, rank, adj, deg, t.children, t.childmask, t.points, self.kind, self.label,
-                               self.parent, self.first, self.next, self.points, self.bound, self.leaf_of,
+                               self.parent, self.first, self.next, self.points, self.slot, self.bound, self.leaf_of,
                                self.leaf_mark, t.next_mark())
             if count >= 0:
                 return count
@@ -443,8 +450,8 @@ class Tree:
 
 
 @njit(cache=True, nogil=True)
-def break_class(masks, order, n_label, n_first, n_next, n_points, bound, low, adj, deg, children, points, stamp,
-                mark, best_letters, flag):
+def break_class(masks, order, n_label, n_first, n_next, n_points, n_slot, bound, low, adj, deg, children, points,
+                stamp, mark, best_letters, flag):
     """Force the cells in ``order``, depth first, dropping a subclass once its bound <= ``low``.
 
     Returns (best score, subclasses bounded, boards scored, stopped): the best
@@ -497,9 +504,7 @@ def break_class(masks, order, n_label, n_first, n_next, n_points, bound, low, ad
         choice = heads[cell]
         while choice >= 0:  # each choice node of this cell gives way to the chosen letter's sum node
             following = link[choice]
-            node = n_first[choice]
-            while node >= 0 and n_label[node] != letter:
-                node = n_next[node]
+            node = n_slot[choice * 26 + letter]
             if node >= 0:
                 acc += n_points[node]
                 below = n_first[node]
