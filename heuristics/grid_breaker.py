@@ -1,11 +1,18 @@
 """Branch and bound over board classes: the exact side of the best-board search.
 
 The space of R×C boards is cut into *top-level classes*: every cell takes
-one *bucket* of letters (danvk's 'bdfgjqvwxz aeiou lnrsy chkmpt' for boards
-of up to 9 cells), so a 3×3 board has 4^9 classes. A board and its mirror
-images score the same, so only the *canonical* class of each symmetry orbit
-is searched (the smallest code among its images): about 8 times fewer on a
-square, 4 on a rectangle.
+one *bucket* of letters, so a 3×3 board has 3^9 classes. A board and its
+mirror images score the same, so only the *canonical* class of each symmetry
+orbit is searched (the smallest code among its images): about 8 times fewer
+on a square, 4 on a rectangle.
+
+Why 3 buckets and not danvk's 4 ('bdfgjqvwxz aeiou lnrsy chkmpt') on 3×3:
+building a class's tree is nearly all the cost, and a word-path that misses
+a cell is built again in every class that differs only in that cell. Fewer,
+bigger classes build each such path fewer times, and forcing cells inside
+one big tree is cheap: on a sample of ENABLE2K classes, 3 buckets cost about
+a third of the CPU of 4, and 2 buckets need trees of ~10 million nodes
+(over a gigabyte). benchmarks/grid_prove.py measures both splits.
 
 Each class is *broken* (heuristics.grid_bound): its orderly tree gives an
 upper bound; cells are forced in order, depth first, and a subclass is
@@ -31,7 +38,8 @@ import numpy as np
 from heuristics.grid_bound import (ALPHABET, Tables, Tree, adjacency, board_score, break_class, letters_of, mask_of,
                                    split_order)
 
-BUCKETS_SMALL = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split: 4^9 classes
+BUCKETS_SMALL = ("aeiou", "bdfgjqvwxz", "chklmnprsty")  # 3^9 classes on 3x3
+BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split: 4^9 classes (the benchmark's comparison)
 BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split: 3^12 classes
 MAX_CELLS = 12  # 3x4; danvk's 4x4 proof took about 23,000 CPU-hours
 
@@ -98,7 +106,7 @@ class Breaking:
 class Breaker:
     """The kernels for one lexicon and board shape."""
 
-    def __init__(self, words, table, rows: int, cols: int):
+    def __init__(self, words, table, rows: int, cols: int, buckets: tuple[str, ...] | None = None):
         self.rows, self.cols, self.n = rows, cols, rows * cols
         self.tables = Tables(words, table, self.n)
         self.tree = Tree(self.tables)
@@ -106,7 +114,7 @@ class Breaker:
         self.order = split_order(rows, cols)
         self.rank = np.empty(self.n, np.int32)
         self.rank[self.order] = np.arange(self.n, dtype=np.int32)
-        self.buckets = buckets_for(self.n)
+        self.buckets = buckets or buckets_for(self.n)
         self.lexicon_total = int(self.tables.points.sum())  # every word once: no class scores more
 
     def score(self, board: str) -> int:
