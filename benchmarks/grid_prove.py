@@ -5,15 +5,20 @@
 The word list is taken by path (ENABLE2K: danvk/hybrid-boggle's
 wordlists/enable2k.txt, which danvk's 3x3 result, streaedlp = 545, uses).
 
-1. Bounds, side by side on the same seeded sample of canonical 3x3 classes:
+1. Bounds, side by side on the same seeded sample of canonical 3x3 classes
+   (danvk's 4-bucket split, where max/sum is cheap enough to sample):
    max/sum (2009), union (every spellable word once), the smaller of the
    two, and the orderly tree's bound (2025) that --prove uses. Mean bound,
    the share of classes a bound drops at once (at most the optimum), and the
    time per class.
 2. Proofs: --prove on each size, on --jobs workers: optimum, wall and CPU
    seconds, classes, subclasses bounded and boards scored.
-3. Heuristic against proof: how long the Python annealing (grid --best) and
-   the proof's own hill climb take to first reach the proven optimum.
+3. Top-level splits: danvk's 4 buckets against the 3 that --prove uses,
+   CPU per class on a seeded sample and the whole proof's estimated CPU.
+4. The CP-SAT model (cpmodel/models/grid_best.py) on the sizes it can hold.
+5. Heuristic against proof: how long the Python annealing (grid --best) and
+   the proof's own hill climb take to first reach the proven 3x3 optimum
+   (skipped by --quick, which proves no 3x3).
 """
 
 from __future__ import annotations
@@ -35,14 +40,14 @@ from cpmodel.run.grid_prove import prove
 from cpmodel.run.sharded import ShardOptions
 from heuristics import grid
 from heuristics.grid_bound import Bounder
-from heuristics.grid_breaker import Breaker, canonical_classes, class_masks, climb
+from heuristics.grid_breaker import BUCKETS_DANVK, BUCKETS_SMALL, Breaker, canonical_classes, class_masks, climb
 from heuristics.words import build_trie
 
 BOGGLE = score_table("boggle")
 
 
 def bounds(words, sample: int, seed: int, beat: int) -> list[dict]:
-    breaker = Breaker(words, BOGGLE, 3, 3)
+    breaker = Breaker(words, BOGGLE, 3, 3, BUCKETS_DANVK)  # small classes: max/sum takes seconds on bigger ones
     bounder = Bounder(breaker.tables, 3, 3)
     codes = random.Random(seed).sample(canonical_classes(3, 3, len(breaker.buckets)), sample)
     classes = [class_masks(code, 9, breaker.buckets) for code in codes]
@@ -89,6 +94,46 @@ def proofs(words, sizes: list[str], jobs: int, stderr: Console) -> list[dict]:
     return rows
 
 
+def splits(words, sample: int, seed: int, beat: int) -> list[dict]:
+    """CPU per class and the estimated CPU of a whole 3x3 proof, for each top-level split, from a seeded sample."""
+    rows = []
+    for buckets in (BUCKETS_DANVK, BUCKETS_SMALL):
+        breaker = Breaker(words, BOGGLE, 3, 3, buckets)
+        codes = canonical_classes(3, 3, len(buckets))
+        picked = random.Random(seed).sample(codes, min(sample, len(codes)))
+        flag = np.zeros(1, np.int8)
+        breaker.break_masks(class_masks(picked[0], 9, buckets), beat, flag)  # compile outside the clock
+        started, nodes = time.process_time(), 0
+        for code in picked:
+            nodes += breaker.break_masks(class_masks(code, 9, buckets), beat, flag)[3]
+        per_class = (time.process_time() - started) / len(picked)
+        rows.append({"buckets": " ".join(buckets), "canonical_classes": len(codes), "sampled": len(picked),
+                     "cpu_ms_per_class": round(1000 * per_class, 1), "subclasses_per_class": nodes // len(picked),
+                     "estimated_proof_cpu_s": round(per_class * len(codes))})
+    for r in rows:
+        r["ratio"] = round(r["estimated_proof_cpu_s"] / rows[-1]["estimated_proof_cpu_s"], 2)
+    return rows
+
+
+def cpsat(words, sizes: list[str], seconds: float) -> list[dict]:
+    """The CP-SAT model (cpmodel.models.grid_best) on the same sizes, 2 workers, capped."""
+    from cpmodel.models import grid_best
+
+    rows = []
+    for size in sizes:
+        r, c = map(int, size.split("x"))
+        started = time.perf_counter()
+        try:
+            status, best, bound, board, wall, pairs = grid_best.solve(r, c, words, BOGGLE, seconds, workers=2)
+        except ValueError as exc:  # the model would not fit
+            rows.append({"size": size, "status": "not built", "best": None, "bound": None, "wall_s": None,
+                         "note": str(exc)})
+            continue
+        rows.append({"size": size, "status": status, "best": best, "bound": bound, "board": board,
+                     "wall_s": round(time.perf_counter() - started, 1), "solve_s": round(wall, 1), "pairs": pairs})
+    return rows
+
+
 def heuristics(words, optimum: int, seconds: float, seeds: int) -> list[dict]:
     """Seconds until each heuristic first reaches the 3x3 optimum (None: not within ``seconds``)."""
     trie = build_trie(words)
@@ -123,11 +168,13 @@ def table(title: str, rows: list[dict]) -> Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dict", required=True, help="word list (ENABLE2K for the published figures)")
-    parser.add_argument("--quick", action="store_true", help="2x2 and 2x3 proofs, a small sample, short heuristics")
+    parser.add_argument("--quick", action="store_true", help="2x2 and 2x3 proofs and small samples")
     parser.add_argument("--sizes", default=None, help="comma list of sizes to prove (default 2x2,2x3,3x3)")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--sample", type=int, default=None, help="classes in the bound comparison (default 300)")
     parser.add_argument("--heuristic-seconds", type=float, default=None)
+    parser.add_argument("--split-sample", type=int, default=None, help="classes sampled per split (default 150)")
+    parser.add_argument("--cpsat-seconds", type=float, default=120.0)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -142,8 +189,12 @@ def main() -> None:
     console.print(table("--prove: the optimum proven by branch and bound over board classes", doc["proofs"]))
     optimum = next((r["optimum"] for r in doc["proofs"] if r["size"] == "3x3"), None)
     doc["bounds"] = bounds(words, sample, args.seed, optimum or 545)
-    console.print(table(f"Bounds on {sample} canonical 3x3 classes (dropped at once: bound <= {optimum or 545})",
+    console.print(table(f"Bounds on {sample} canonical 3x3 classes of danvk's split (dropped at once: bound <= {optimum or 545})",
                         doc["bounds"]))
+    doc["splits"] = splits(words, args.split_sample or (20 if args.quick else 150), args.seed, optimum or 545)
+    console.print(table("Top-level splits of 3x3: CPU per class, estimated CPU of the whole proof", doc["splits"]))
+    doc["cpsat"] = cpsat(words, [s for s in sizes if s in ("2x2", "2x3")], args.cpsat_seconds)
+    console.print(table(f"The CP-SAT model (word-path literals), {args.cpsat_seconds:.0f} s cap", doc["cpsat"]))
     if optimum is not None:
         doc["heuristics"] = heuristics(words, optimum, heuristic_seconds, 3)
         console.print(table(f"Heuristics: seconds to first reach the proven 3x3 optimum {optimum}", doc["heuristics"]))

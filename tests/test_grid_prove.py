@@ -18,6 +18,7 @@ from heuristics.grid_bound import ALPHABET, Bounder, Tables, letters_of, mask_of
 from heuristics.grid_breaker import Breaker, board_text, canonical_classes, climb, symmetries
 from heuristics.words import build_trie
 from tests.conftest import run_cli
+from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
 
 BOGGLE = score_table("boggle")
 # A small lexicon over few letters (so that 2x2 brute force over those letters is exhaustive), with Qu words.
@@ -154,3 +155,12 @@ def test_a_stopped_proof_never_claims_optimal():
 def test_prove_refuses_what_it_cannot_do(args, message):
     proc = run_cli("grid", *args, "--top", "100")
     assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_dask_proves_like_the_local_pool(dask_cluster, word_file, breaker22):
+    """The same shards on a real Dask scheduler and two workers: the same proven optimum."""
+    address, _ = dask_cluster
+    brute = max(breaker22.score("".join(b)) for b in itertools.product(LETTERS, repeat=4))
+    proc, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--scheduler", address)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["optimal"] is True and doc["total"] == brute and doc["prove"]["where"].startswith("Dask")
