@@ -35,8 +35,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from heuristics.grid_bound import (ALPHABET, Tables, Tree, adjacency, board_score, break_class, letters_of, mask_of,
-                                   split_order)
+from cpmodel.core.scoring import points_for_length
+from heuristics.grid_bound import (ALPHABET, Tables, Tree, adjacency, board_score, break_class, fold_qu, letters_of,
+                                   mask_of, split_order)
 
 BUCKETS_SMALL = ("aeiou", "bdfgjqvwxz", "chklmnprsty")  # 3^9 classes on 3x3
 BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split: 4^9 classes (the benchmark's comparison)
@@ -95,7 +96,8 @@ class Breaking:
     best: int  # the score to beat, raised by every better board found
     board: str | None = None  # the best board found here (notation), if it beat the score given
     done: int = 0  # classes finished
-    upper: int = 0  # no board of the classes *not* finished scores more than this (0: all finished)
+    upper: int = 0  # no board of the classes *not* finished scores more than this (0: all finished);
+    # the bound of the class it stopped in, and for classes never bounded their count_bound
     nodes: int = 0  # subclasses bounded
     boards: int = 0  # single boards scored
     stopped_by: str | None = None
@@ -115,7 +117,35 @@ class Breaker:
         self.rank = np.empty(self.n, np.int32)
         self.rank[self.order] = np.arange(self.n, dtype=np.int32)
         self.buckets = buckets or buckets_for(self.n)
-        self.lexicon_total = int(self.tables.points.sum())  # every word once: no class scores more
+        self._word_counts, self._word_points = self._bucket_counts(words, table)
+        self._count_bounds: dict = {}
+
+    def _bucket_counts(self, words, table):
+        """Each word's tiles counted by bucket, and its points (for :meth:`count_bound`)."""
+        bucket_of = {ch: b for b, letters in enumerate(self.buckets) for ch in letters}
+        counts, points = [], []
+        for word in words:
+            tiles = fold_qu(word)
+            if tiles is None or len(tiles) > self.n or len(word) < 3:
+                continue
+            worth = points_for_length(table.length_points, len(word))
+            if worth > 0:
+                row = [0] * len(self.buckets)
+                for ch in tiles:
+                    row[bucket_of[ch]] += 1
+                counts.append(row)
+                points.append(worth)
+        return np.array(counts, dtype=np.int16).reshape(-1, len(self.buckets)), np.array(points, dtype=np.int64)
+
+    def count_bound(self, code: int) -> int:
+        """A cheap upper bound for a class never bounded: every word whose tiles the class's cells
+        could hold, ignoring adjacency (a word needs as many cells of each bucket as it has tiles there)."""
+        b = len(self.buckets)
+        cells = tuple(np.bincount([(code // b ** (self.n - 1 - k)) % b for k in range(self.n)], minlength=b))
+        if cells not in self._count_bounds:
+            fits = (self._word_counts <= np.array(cells)).all(axis=1)
+            self._count_bounds[cells] = int(self._word_points[fits].sum())
+        return self._count_bounds[cells]
 
     def score(self, board: str) -> int:
         """Exact score of a board of tile letters ('q' for Qu)."""
@@ -147,7 +177,7 @@ class Breaker:
             for i, code in enumerate(codes):
                 if flag[0]:
                     out.stopped_by = watcher.why
-                    out.upper = self.lexicon_total  # classes never bounded: every word once
+                    out.upper = max(self.count_bound(c) for c in codes[i:])  # classes never bounded
                     break
                 root, found, letters, nodes, boards, stopped = self.break_masks(
                     class_masks(code, self.n, self.buckets), out.best, flag)
@@ -157,7 +187,7 @@ class Breaker:
                     out.best, out.board = found, board_text(letters)
                 if stopped:
                     out.stopped_by = watcher.why
-                    out.upper = self.lexicon_total if i + 1 < len(codes) else root
+                    out.upper = max([root, *(self.count_bound(c) for c in codes[i + 1:])])
                     break
                 out.done += 1
                 out.bounds.append(root)

@@ -164,3 +164,12 @@ def test_dask_proves_like_the_local_pool(dask_cluster, word_file, breaker22):
     proc, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--scheduler", address)
     assert proc.returncode == 0, proc.stderr
     assert doc["optimal"] is True and doc["total"] == brute and doc["prove"]["where"].startswith("Dask")
+
+
+def test_count_bound_bounds_every_board_of_a_class(breaker22):
+    """The cheap bound a stopped run reports for classes it never bounded: exhaustive on every 2x2 class."""
+    n, buckets = 4, breaker22.buckets
+    for code in canonical_classes(2, 2, len(buckets)):
+        cells = [buckets[(code // len(buckets) ** (n - 1 - k)) % len(buckets)] for k in range(n)]
+        best = max(breaker22.score("".join(b)) for b in itertools.product(*cells))
+        assert breaker22.count_bound(code) >= best

@@ -13,8 +13,9 @@ What the merged answer claims:
 * a finished shard proves that no board of its classes beats the best score
   the run knows (the score it was given was a real board's);
 * an unfinished shard proves only its ``upper``: the bound of the class it
-  stopped in, and, when classes were never bounded, the lexicon's total
-  (every word once);
+  stopped in, and, for classes never bounded, a cheap bound that ignores
+  adjacency (every word whose tiles the class's cells could hold,
+  heuristics.grid_breaker.Breaker.count_bound);
 * so the run's proven upper bound is the best score, or the largest
   ``upper`` of an unfinished shard; the board is *optimal* only when every
   shard finished.
@@ -112,10 +113,10 @@ class ProveResult:
 class _Merge:
     """The shards' answers combined (the one place that knows how)."""
 
-    def __init__(self, best: int, board: str, shards: int, classes: int, lexicon_total: int):
+    def __init__(self, best: int, board: str, opening: list[int], classes: int):
         self.best, self.board = best, board
         self.found_by = "seed"
-        self.open = {k: lexicon_total for k in range(shards)}  # shard → its proven upper bound while unfinished
+        self.open = dict(enumerate(opening))  # shard → its proven upper bound while unfinished
         self.done: set[int] = set()
         self.resumed = 0
         self.classes, self.classes_done = classes, 0
@@ -178,7 +179,8 @@ def prove(words: list[str], table: ScoreTable, rows: int, cols: int, options: Sh
     seed_took = time.monotonic() - seed_started
     shards = options.shards or (FIXED_SHARDS if options.checkpoint or options.scheduler else LOCAL_SHARDS)
     stripes = plan(rows, cols, shards)
-    merge = _Merge(seed_score, seed_board, len(stripes), sum(map(len, stripes)), breaker.lexicon_total)
+    opening = [max(breaker.count_bound(code) for code in stripe) for stripe in stripes]
+    merge = _Merge(seed_score, seed_board, opening, sum(map(len, stripes)))
     history = [(round(seed_took, 2), seed_score)]
     checkpoint = None
     if options.checkpoint:
