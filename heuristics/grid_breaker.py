@@ -148,7 +148,9 @@ class Breaker:
         return self._count_bounds[cells]
 
     def score(self, board: str) -> int:
-        """Exact score of a board of tile letters ('q' for Qu)."""
+        """Exact score of a board of tile letters ('q' for Qu), one per cell."""
+        if len(board) != self.n or not (board.isascii() and board.isalpha() and board.islower()):
+            raise ValueError(f"a {self.rows}x{self.cols} board needs {self.n} letters a-z, got {board!r:.40}")
         t = self.tables
         return int(board_score(letters_of(board), self.adj, self.deg, t.children, t.points, t.stamp, t.next_mark()))
 

@@ -173,3 +173,22 @@ def test_count_bound_bounds_every_board_of_a_class(breaker22):
         cells = [buckets[(code // len(buckets) ** (n - 1 - k)) % len(buckets)] for k in range(n)]
         best = max(breaker22.score("".join(b)) for b in itertools.product(*cells))
         assert breaker22.count_bound(code) >= best
+
+
+def test_a_checkpoint_cannot_bring_in_a_board_that_does_not_score(word_file, tmp_path):
+    """A record edited to claim a higher score (checksum redone) is refused in one line, exit 2."""
+    from cpmodel.run.checkpoint import record_sum
+
+    words = word_file(WORDS)
+    ckpt = tmp_path / "prove.ckpt"
+    proc, doc = _prove("--best", "2x2", "--prove", "--dict", words, "--jobs", "1", "--checkpoint", str(ckpt))
+    assert proc.returncode == 0, proc.stderr
+    header, first, *rest = ckpt.read_text().splitlines()
+    key = json.loads(header)["key"]
+    record = json.loads(first)
+    record.pop("sum")
+    record.update(best=record["best"] + 100, board="eats")
+    forged = json.dumps({**record, "sum": record_sum(key, record)})
+    ckpt.write_text("\n".join([header, forged, *rest]) + "\n")
+    proc = run_cli("grid", "--best", "2x2", "--prove", "--dict", words, "--jobs", "1", "--checkpoint", str(ckpt))
+    assert proc.returncode == 2 and "does not score" in proc.stderr and "Traceback" not in proc.stderr

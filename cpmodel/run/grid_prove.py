@@ -33,7 +33,9 @@ from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 
 from cpmodel.core.scoring import ScoreTable
-from cpmodel.run.checkpoint import Checkpoint
+from cpmodel.core.errors import InputError
+from cpmodel.run import interrupts
+from cpmodel.run.checkpoint import Checkpoint, _json, record_sum
 from cpmodel.run.sharded import Progress, ShardOptions
 
 LOCAL_SHARDS = 64  # a local run: ~550 classes a shard on 3x3, a few seconds each
@@ -74,7 +76,7 @@ def prove_shard(task: ProveTask) -> dict:
     started = time.process_time()
     breaker = _breaker(task)
     deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
-    out = breaker.break_classes(task.codes, task.best, executors._stop_event, deadline)
+    out = breaker.break_classes(task.codes, task.best, executors._stop, deadline)  # the pool's stop flag, if local
     return {"shard": task.shard, "best": out.best, "board": out.board, "given": task.best,
             "classes": len(task.codes), "done": out.done, "complete": out.done == len(task.codes),
             "upper": out.upper, "nodes": out.nodes, "boards": out.boards,
@@ -162,20 +164,78 @@ def plan_key(rows: int, cols: int, words: str, table: ScoreTable, stripes: list)
 
 
 class _ProveCheckpoint(Checkpoint):
+    """cpmodel.run.checkpoint's file (locked, checksummed, verified before use) with proof records.
+
+    A record's board is scored again before it counts: a checkpoint cannot
+    bring in a score that no board has."""
+
+    FIELDS = {"shard", "best", "board", "given", "classes", "done", "complete", "upper", "nodes", "boards",
+              "cpu_seconds"}
+
+    def __init__(self, path: str, key: str, stripes: list, score):
+        self.score = score  # board letters ('q' for Qu) → its exact score
+        super().__init__(path, key, stripes)
+
+    def _verify(self, line: bytes, number: int):
+        record = _json(line)
+        if not isinstance(record, dict) or set(record) != self.FIELDS | {"sum"}:
+            raise InputError(self._where(number, "not a proof shard record"))
+        if record.pop("sum") != record_sum(self.key, record):
+            raise InputError(self._where(number, "its checksum does not match (the line was edited or damaged)"))
+        shard = record["shard"]
+        if type(shard) is not int or not 0 <= shard < len(self.plan):
+            raise InputError(self._where(number, f"shard {shard!r} is not in the plan of {len(self.plan)} shards"))
+        whole = ("best", "given", "classes", "done", "upper", "nodes", "boards")
+        if any(type(record[k]) is not int or record[k] < 0 for k in whole) or record["complete"] is not True:
+            raise InputError(self._where(number, "a finished shard's counts must be whole numbers"))
+        if record["classes"] != len(self.plan[shard]) or record["done"] != record["classes"]:
+            raise InputError(self._where(number, f"shard {shard} has {len(self.plan[shard])} classes"))
+        board = record["board"]
+        if board is None and record["best"] != record["given"]:
+            raise InputError(self._where(number, "a better score without its board"))
+        if board is not None and (not isinstance(board, str) or self._score(board) != record["best"]):
+            raise InputError(self._where(number, f"its board does not score {record['best']}"))
+        return shard, record
+
+    def _score(self, board: str) -> int | None:
+        try:
+            return self.score(board.replace("[qu]", "q"))
+        except ValueError:  # not one letter per cell
+            return None
+
     def record_shard(self, record: dict) -> None:
-        self._append(record)
+        self._append({**record, "sum": record_sum(self.key, record)})
 
 
 def prove(words: list[str], table: ScoreTable, rows: int, cols: int, options: ShardOptions, time_limit: float | None,
           seed: int, stderr, seed_seconds: float = 3.0) -> ProveResult:
-    """Prove the best R×C board's score, or bound it when stopped (Ctrl-C arrives as KeyboardInterrupt)."""
+    """Prove the best R×C board's score, or bound it when stopped.
+
+    The stop signals are held from start to end and polled (as for rect's
+    sharded runs, cpmodel.run.sharded): a shard's answer that arrived is
+    merged and checkpointed exactly once, whenever the signal comes."""
+    with interrupts.deferred(reraise=False) as signals:
+        return _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_seconds, signals)
+
+
+class _Asked:
+    """A stop event for the seed's hill climb: set once a stop signal came."""
+
+    def __init__(self, signals):
+        self.signals = signals
+
+    def is_set(self) -> bool:
+        return self.signals.asked
+
+
+def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_seconds, signals) -> ProveResult:
     from heuristics.grid_breaker import Breaker, climb
 
     started = time.monotonic()
     text = "\n".join(words)
     breaker = Breaker(words, table, rows, cols)
     seed_started = time.monotonic()
-    seed_score, seed_board = climb(breaker, min(seed_seconds, time_limit or seed_seconds), seed)
+    seed_score, seed_board = climb(breaker, min(seed_seconds, time_limit or seed_seconds), seed, _Asked(signals))
     seed_took = time.monotonic() - seed_started
     shards = options.shards or (FIXED_SHARDS if options.checkpoint or options.scheduler else LOCAL_SHARDS)
     stripes = plan(rows, cols, shards)
@@ -184,7 +244,8 @@ def prove(words: list[str], table: ScoreTable, rows: int, cols: int, options: Sh
     history = [(round(seed_took, 2), seed_score)]
     checkpoint = None
     if options.checkpoint:
-        checkpoint = _ProveCheckpoint(options.checkpoint, plan_key(rows, cols, text, table, stripes), len(stripes))
+        checkpoint = _ProveCheckpoint(options.checkpoint, plan_key(rows, cols, text, table, stripes), stripes,
+                                      breaker.score)
         for record in checkpoint.records.values():
             merge.add(record, resumed=True)
     from cpmodel.run.executors import open_pool
@@ -194,8 +255,11 @@ def prove(words: list[str], table: ScoreTable, rows: int, cols: int, options: Sh
     stopped_by = None
     try:
         with _ProveProgress(stderr, f"prove {rows}x{cols}", merge) as progress:
-            stopped_by = _drive(pool, stripes, merge, checkpoint, progress, deadline, history, started,
+            stopped_by = _drive(pool, stripes, merge, checkpoint, progress, deadline, history, started, signals,
                                 lambda k, best, left: ProveTask(k, rows, cols, text, table, stripes[k], best, left))
+    except BaseException:  # stdout closed, a bug: the shards in flight must not run on
+        pool.stop()
+        raise
     finally:
         pool.close()
         if checkpoint:
@@ -218,29 +282,31 @@ def _notation(board: str, cols: int) -> str:
     return "/".join("".join(tiles[r:r + cols]) for r in range(0, len(tiles), cols))
 
 
-def _drive(pool, stripes, merge: _Merge, checkpoint, progress, deadline, history, started, make_task) -> str | None:
-    """Keep 2 shards per worker in flight, each with the best score so far; None when all finished."""
+def _drive(pool, stripes, merge: _Merge, checkpoint, progress, deadline, history, started, signals,
+           make_task) -> str | None:
+    """Keep 2 shards per worker in flight, each with the best score so far, until all finished,
+    a stop signal came (``signals.asked``) or the time ran out; None when all finished."""
     queue = [k for k in reversed(range(len(stripes))) if k not in merge.done]
     in_flight: dict = {}
     stopped_by = None
-    try:
-        while queue or in_flight:
-            while queue and len(in_flight) < 2 * pool.workers and stopped_by is None:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    stopped_by = "time-limit"
-                    break
-                k = queue.pop()
-                in_flight[pool.executor.submit(prove_shard, make_task(k, merge.best, left))] = k
-            if not in_flight:
+    while (queue or in_flight) and not signals.asked:
+        while queue and len(in_flight) < 2 * pool.workers and stopped_by is None:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                stopped_by = "time-limit"
                 break
-            finished, _ = wait(in_flight, timeout=0.25, return_when=FIRST_COMPLETED)
-            for future in finished:
-                in_flight.pop(future)
-                _collect(future.result(), merge, checkpoint, history, started)
-            progress.update()
-    except KeyboardInterrupt:
+            k = queue.pop()
+            in_flight[pool.executor.submit(prove_shard, make_task(k, merge.best, left))] = k
+        if not in_flight:
+            break
+        finished, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
+        for future in finished:
+            in_flight.pop(future)
+            _collect(future.result(), merge, checkpoint, history, started)
+        progress.update()
+    if signals.asked:
         stopped_by = "interrupt"
+    if in_flight:
         pool.stop()
         _drain(in_flight, merge, checkpoint, history, started)
     progress.update(final=True)
@@ -256,15 +322,16 @@ def _collect(record: dict, merge: _Merge, checkpoint, history, started) -> None:
         history.append((round(time.monotonic() - started, 2), merge.best))
 
 
-def _drain(in_flight: dict, merge: _Merge, checkpoint, history, started, timeout: float = 5.0) -> None:
-    """After a stop: take what the shards in flight proved before they stopped (a second Ctrl-C skips the wait)."""
-    try:
-        finished, _ = wait(in_flight, timeout=timeout)
-    except KeyboardInterrupt:
-        finished = [future for future in in_flight if future.done()]
-    for future in finished:
-        if not future.cancelled() and future.exception() is None:
-            _collect(future.result(), merge, checkpoint, history, started)
+def _drain(in_flight: dict, merge: _Merge, checkpoint, history, started, seconds: float = 3.0) -> None:
+    """After a stop: take what the shards in flight proved before they stopped (a further signal skips the wait)."""
+    hurry = interrupts.Mark(fresh=True)
+    deadline = time.monotonic() + seconds
+    while in_flight and time.monotonic() < deadline and not hurry.asked:
+        finished, _ = wait(in_flight, timeout=0.05, return_when=FIRST_COMPLETED)
+        for future in finished:
+            in_flight.pop(future)
+            if not future.cancelled() and future.exception() is None:
+                _collect(future.result(), merge, checkpoint, history, started)
 
 
 class _ProveProgress(Progress):
