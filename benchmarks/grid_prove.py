@@ -157,11 +157,13 @@ def heuristics(words, optimum: int, seconds: float, seeds: int) -> list[dict]:
 
 
 def table(title: str, rows: list[dict]) -> Table:
+    keys = list(dict.fromkeys(k for r in rows for k in r))  # rows may differ (a model not built has a note)
     t = Table(title=title)
-    for key in rows[0]:
-        t.add_column(key, justify="right" if isinstance(rows[0][key], (int, float)) else "left")
+    for key in keys:
+        t.add_column(key, justify="right" if isinstance(rows[0].get(key), (int, float)) else "left")
     for r in rows:
-        t.add_row(*[f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v) for v in r.values()])
+        t.add_row(*[f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+                    for v in (r.get(k, "") for k in keys)])
     return t
 
 
@@ -178,7 +180,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    console, stderr = Console(), Console(stderr=True)
+    console, stderr = Console(width=160), Console(stderr=True)
     words = load_file(args.dict).words
     sizes = (args.sizes or ("2x2,2x3" if args.quick else "2x2,2x3,3x3")).split(",")
     sample = args.sample or (50 if args.quick else 300)
