@@ -17,7 +17,7 @@ from heuristics import grid
 from heuristics.grid_bound import ALPHABET, Bounder, Tables, letters_of, mask_of
 from heuristics.grid_breaker import Breaker, board_text, canonical_classes, climb, symmetries
 from heuristics.words import build_trie
-from tests.conftest import run_cli
+from tests.conftest import ROOT, run_cli
 from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
 
 BOGGLE = score_table("boggle")
@@ -192,3 +192,13 @@ def test_a_checkpoint_cannot_bring_in_a_board_that_does_not_score(word_file, tmp
     ckpt.write_text("\n".join([header, forged, *rest]) + "\n")
     proc = run_cli("grid", "--best", "2x2", "--prove", "--dict", words, "--jobs", "1", "--checkpoint", str(ckpt))
     assert proc.returncode == 2 and "does not score" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_prove_documents_match_the_docs(word_file):
+    from tests.test_hardening import _documented
+
+    proc, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1")
+    required, optional = _documented("`grid`")
+    assert required <= doc.keys() <= required | optional
+    text = (ROOT / "docs" / "json.md").read_text()
+    assert all(f"`{key}`" in text for key in doc["prove"])  # every key named in the docs
