@@ -40,7 +40,14 @@ from cpmodel.run.grid_prove import prove
 from cpmodel.run.sharded import ShardOptions
 from heuristics import grid
 from heuristics.grid_bound import Bounder
-from heuristics.grid_breaker import BUCKETS_DANVK, BUCKETS_SMALL, Breaker, canonical_classes, class_masks, climb
+from heuristics.grid_breaker import (
+    BUCKETS_DANVK,
+    BUCKETS_SMALL,
+    Breaker,
+    canonical_classes,
+    class_masks,
+    climb,
+)
 from heuristics.words import build_trie
 
 BOGGLE = score_table("boggle")
@@ -186,7 +193,7 @@ def main() -> None:
     sample = args.sample or (50 if args.quick else 300)
     heuristic_seconds = args.heuristic_seconds or (10.0 if args.quick else 60.0)
     doc = {"dict": Path(args.dict).name, "words": len(words), "jobs": args.jobs, "seed": args.seed,
-           "machine_load_1min": round(float(open("/proc/loadavg").read().split()[0]), 2)}
+           "machine_load_1min": round(float(Path("/proc/loadavg").read_text().split()[0]), 2)}
     doc["proofs"] = proofs(words, sizes, args.jobs, stderr)
     console.print(table("--prove: the optimum proven by branch and bound over board classes", doc["proofs"]))
     optimum = next((r["optimum"] for r in doc["proofs"] if r["size"] == "3x3"), None)

@@ -36,8 +36,18 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from cpmodel.core.scoring import points_for_length
-from heuristics.grid_bound import (ALPHABET, Tables, Tree, adjacency, board_score, break_class, fold_qu, letters_of,
-                                   mask_of, split_order)
+from heuristics.grid_bound import (
+    ALPHABET,
+    Tables,
+    Tree,
+    adjacency,
+    board_score,
+    break_class,
+    fold_qu,
+    letters_of,
+    mask_of,
+    split_order,
+)
 
 BUCKETS_SMALL = ("aeiou", "bdfgjqvwxz", "chklmnprsty")  # 3^9 classes on 3x3
 BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split: 4^9 classes (the benchmark's comparison)

@@ -14,8 +14,14 @@ from hypothesis import strategies as st
 from cpmodel.core.boards import parse_grid
 from cpmodel.core.scoring import score_table
 from heuristics import grid
-from heuristics.grid_bound import ALPHABET, Bounder, Tables, letters_of, mask_of
-from heuristics.grid_breaker import Breaker, board_text, canonical_classes, climb, symmetries
+from heuristics.grid_bound import Bounder, Tables, letters_of, mask_of
+from heuristics.grid_breaker import (
+    Breaker,
+    board_text,
+    canonical_classes,
+    climb,
+    symmetries,
+)
 from heuristics.words import build_trie
 from tests.conftest import ROOT, run_cli
 from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
@@ -38,6 +44,11 @@ def reference_score(board: str, cols: int) -> int:
 @pytest.fixture(scope="module")
 def breaker22():
     return Breaker(WORDS, BOGGLE, 2, 2)
+
+
+@pytest.fixture(scope="module")
+def breaker23():
+    return Breaker(WORDS, BOGGLE, 2, 3)
 
 
 def test_kernel_scores_like_the_reference():
@@ -87,18 +98,17 @@ letter_sets = st.lists(st.sampled_from(LETTERS + "lno"), min_size=1, max_size=4)
 
 @settings(max_examples=40, deadline=None)
 @given(st.lists(letter_sets, min_size=6, max_size=6), st.randoms(use_true_random=False))
-def test_bounds_are_upper_bounds(cells, rnd):
+def test_bounds_are_upper_bounds(breaker23, cells, rnd):
     """Random 2x3 classes: the orderly tree's bound, max/sum and union each bound every board
     of the class, and breaking the class from 0 finds exactly its best board."""
-    breaker = Breaker(WORDS, BOGGLE, 2, 3) if not hasattr(test_bounds_are_upper_bounds, "b") else test_bounds_are_upper_bounds.b
-    test_bounds_are_upper_bounds.b = breaker
+    breaker = breaker23
     masks = np.array([mask_of(c) for c in cells], dtype=np.int64)
     boards = ["".join(b) for b in itertools.product(*cells)]
     best = max(breaker.score(b) for b in boards)
     breaker.tree.build(masks, breaker.rank, breaker.adj, breaker.deg)
     maxsum, union = Bounder(breaker.tables, 2, 3).bounds(masks)
     assert breaker.tree.bound[0] >= best and maxsum >= best and union >= best
-    root, found, letters, *_ = breaker.break_masks(masks, -1, np.zeros(1, np.int8))
+    _, found, letters, *_ = breaker.break_masks(masks, -1, np.zeros(1, np.int8))
     assert found == best
     assert breaker.score(board_text(letters).replace("[qu]", "q")) == best
     sample = rnd.choice(boards)
@@ -197,7 +207,7 @@ def test_a_checkpoint_cannot_bring_in_a_board_that_does_not_score(word_file, tmp
 def test_prove_documents_match_the_docs(word_file):
     from tests.test_hardening import _documented
 
-    proc, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1")
+    _, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1")
     required, optional = _documented("`grid`")
     assert required <= doc.keys() <= required | optional
     text = (ROOT / "docs" / "json.md").read_text()

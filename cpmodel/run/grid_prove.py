@@ -32,8 +32,8 @@ import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
 
-from cpmodel.core.scoring import ScoreTable
 from cpmodel.core.errors import InputError
+from cpmodel.core.scoring import ScoreTable
 from cpmodel.run import interrupts
 from cpmodel.run.checkpoint import Checkpoint, _json, record_sum
 from cpmodel.run.sharded import Progress, ShardOptions
