@@ -42,6 +42,15 @@ def run(args, stdout: Console, stderr: Console) -> int:
     size = parse_size(args.best) if args.best else None
     if size and not (2 <= size[0] <= 5 and 2 <= size[1] <= 5):
         raise InputError(f"--best searches boards from 2x2 to 5x5, got {args.best}")
+    if args.prove:
+        if not size:
+            raise InputError("--prove goes with --best RxC")
+        if args.score != "boggle":
+            raise InputError("--prove bounds Boggle scores; use --score boggle")
+        from cpmodel.commands import grid_prove
+        return grid_prove.run(args, size[0], size[1], table, stdout, stderr)
+    if args.time_limit is None:
+        args.time_limit = 60.0  # --best's heuristic search (--prove runs until proven unless told)
     board = _board(args)
     lexicon_words = load_lexicon(args.dict, stderr, args.top).words
     if args.score_file:
