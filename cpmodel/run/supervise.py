@@ -22,7 +22,7 @@ from rich.text import Text
 
 from cpmodel.core.control import Control
 from cpmodel.core.result import SolveResult, status_of
-from cpmodel.run import interrupts
+from cpmodel.run import interrupts, watch
 
 
 GRACE = 1.0  # seconds a stopped engine gets to hand back what it found
@@ -46,7 +46,8 @@ class Supervisor:
         self.stopped_at: float | None = None  # when a stop was asked for
 
     def stream(self, rows) -> None:
-        """Solver-side callback: queue a solution for printing."""
+        """Solver-side callback: queue a solution for printing (and tell a watcher)."""
+        watch.tell("solution", rows=list(rows))
         if self.printer is not None or self.batch_printer is not None:
             self.streamed.put(rows)
 
@@ -77,6 +78,7 @@ class Supervisor:
                     time.sleep(0.1)
                     self._print_streamed(live)
                     live.update(self._line())
+                    self._tell_progress()
                 except KeyboardInterrupt:
                     self._stop()
             try:
@@ -127,6 +129,14 @@ class Supervisor:
                 for rows in batch:
                     self.printer(rows)
             live.start()
+
+    def _tell_progress(self) -> None:
+        """The progress line's counters, for a watcher (cpmodel.run.watch)."""
+        if watch.watching():
+            value = self.control.objective
+            watch.tell("progress", line=str(self._line()), found=self.control.solutions, nodes=self.control.nodes,
+                       objective=list(value) if isinstance(value, tuple) else value, bound=self.control.bound,
+                       seconds=round(self.control.elapsed(), 2))
 
     def _line(self) -> Text:
         elapsed = self.control.elapsed()
