@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from functools import lru_cache
 
 from rich.console import Console
 
@@ -21,8 +22,6 @@ def run(args, stdout: Console, stderr: Console) -> int:
     from cpmodel.core.boards import parse_grid
     from cpmodel.core.scoring import score_table
     from heuristics import grid
-    from heuristics.words import build_trie
-
     chosen = [bool(args.board), args.random, bool(args.best)]
     if sum(chosen) != 1:
         raise InputError("give exactly one of BOARD, --random or --best RxC")
@@ -35,7 +34,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
             raise InputError("--best searches for Boggle score; use --score boggle")
     board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
     lexicon_words = load_lexicon(args.dict, stderr, args.top).words
-    trie = build_trie(lexicon_words)
+    trie = word_trie(lexicon_words)
     gc.freeze()  # the trie is millions of dicts; spare them from every GC pass
     search = None
     if args.best:
@@ -65,6 +64,15 @@ def run(args, stdout: Console, stderr: Console) -> int:
                            style="green"), highlight=False)
         return EXIT_INTERRUPTED if search.stopped_by == "interrupt" else 0
     return 0
+
+
+@lru_cache(maxsize=1)
+def word_trie(words: tuple[str, ...]) -> dict:
+    """The lexicon's trie (about a second to build), kept for the next grid command in this
+    process: the web app's workers fork from a process that built it once (cpmodel/web/worker.py)."""
+    from heuristics.words import build_trie
+
+    return build_trie(words)
 
 
 def _anneal(grid, rows, cols, trie, table, args, control):

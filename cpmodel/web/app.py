@@ -38,6 +38,7 @@ from starlette.routing import Route
 from cpmodel.core.errors import InputError
 from cpmodel.web import forms, game
 from cpmodel.web.jobs import DONE, Busy, JobManager
+from cpmodel.web.source import with_sources
 
 MAX_BODY = 64 * 1024  # bytes in a request body
 MAX_GAMES = 200
@@ -82,9 +83,13 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
 
     async def solve(request: Request) -> JSONResponse:
         """Run a job to its end and answer with the CLI's document."""
-        command = forms.command_for(request.path_params["puzzle"], await _body(request))
+        puzzle = request.path_params["puzzle"]
+        command = forms.command_for(puzzle, await _body(request))
         job = jobs.submit(command.argv, command.files, command.time_limit)
-        return _answer(await jobs.result(job))
+        result = await jobs.result(job)
+        if puzzle == "explain" and result.get("doc"):
+            result = {**result, "doc": with_sources(result["doc"])}
+        return _answer(result)
 
     async def start(request: Request) -> JSONResponse:
         body = await _body(request)

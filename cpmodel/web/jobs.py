@@ -67,6 +67,7 @@ class JobManager:
         self.context.set_forkserver_preload(["cpmodel.web.worker"])
         self.loop: asyncio.AbstractEventLoop | None = None
         self.closing = False
+        self.ready = False  # the fork server has loaded everything a job needs
 
     # --- the loop's side -------------------------------------------------
     def warm(self) -> None:
@@ -77,6 +78,7 @@ class JobManager:
         process = self.context.Process(target=_nothing)
         process.start()
         process.join()
+        self.ready = True
 
     def submit(self, argv: list[str], files: dict, time_limit: float) -> Job:
         """Queue a job (it starts at once when a worker is free); Busy when the queue is full."""
@@ -149,10 +151,11 @@ class JobManager:
             if job.process.is_alive():
                 job.process.kill()
             job.process.join(1)
+        _stop_fork_server()
 
     def status(self) -> dict:
         return {"running": len(self.running), "waiting": len(self.waiting), "workers": self.workers,
-                "queue": self.queue_size}
+                "queue": self.queue_size, "warm": self.ready}
 
     def _start_next(self) -> None:
         while self.waiting and len(self.running) < self.workers and not self.closing:
@@ -243,3 +246,17 @@ def _run(argv, files, conn) -> None:
 
 def _nothing() -> None:
     pass
+
+
+def _stop_fork_server() -> None:
+    """End multiprocessing's fork server and resource tracker now (each would end by itself, a
+    moment after this process), so that the server leaves no process behind when it exits."""
+    from multiprocessing import forkserver, resource_tracker
+
+    for helper in (forkserver._forkserver, resource_tracker._resource_tracker):
+        stop = getattr(helper, "_stop", None)
+        if stop is not None:
+            try:
+                stop()
+            except (OSError, ChildProcessError):
+                pass

@@ -25,6 +25,20 @@ import time
 from cpmodel.commands import auto, banana, cli, common, explain, grid, rect, sharded, words, wordscapes  # noqa: F401
 from cpmodel.run import watch
 
+
+
+def _warm() -> None:
+    """What every job would load again: the default word list and the grid games' trie."""
+    import gc
+
+    from cpmodel.core.lexicon import load_default
+
+    grid.word_trie(load_default().words)
+    gc.freeze()  # the forked workers share these pages; keep the collector from touching them
+
+
+_warm()
+
 MAX_STREAMED = 200  # solutions sent live per job; the final document has them all
 PROGRESS_EVERY = 0.25  # seconds between progress events
 

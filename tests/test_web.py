@@ -1,0 +1,203 @@
+"""``python -m cpmodel serve``: the JSON API and the pages, against a real server.
+
+One server (two workers) serves the module; the API tests use httpx, the page
+tests a headless Chromium driven by selenium (skipped, with the reason, where
+Debian's chromium and chromedriver are not installed). Every answer shown is
+checked with the project's validator; the last test stops the server with
+SIGTERM and finds no process of its session left.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+httpx = pytest.importorskip("httpx", reason="the API tests need httpx (pip install -e '.[test]')")
+pytest.importorskip("starlette", reason="serve needs the web extra (pip install -e '.[web]')")
+pytest.importorskip("uvicorn", reason="serve needs the web extra (pip install -e '.[web]')")
+
+from cpmodel.core.boards import parse_grid  # noqa: E402
+from cpmodel.core.lexicon import load_default  # noqa: E402
+from cpmodel.core.specs import parse_size  # noqa: E402
+from cpmodel.core.validate import grid_word_problems  # noqa: E402
+from cpmodel.web.launch import launch  # noqa: E402
+from tests.conftest import ROOT  # noqa: E402
+
+SCREENSHOTS = ROOT / "docs" / "screenshots"
+CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
+HAVE_BROWSER = Path(CHROMIUM).exists() and Path(DRIVER).exists()
+NO_BROWSER = "no browser: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
+SCRIPT = "<script>window.pwned=1</script>"
+LONG_COUNT = {"puzzle": "rect", "size": "5x6", "top": 5000, "mode": "count", "solver": "backtrack", "time_limit": 30}
+
+
+@pytest.fixture(scope="module")
+def server():
+    launched = launch("--jobs", "2", "--queue", "4")
+    with httpx.Client(base_url=launched.url) as client:  # the fork server has the words and the trie loaded
+        deadline = time.monotonic() + 30
+        while not client.get("/api/status").json()["warm"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+    yield launched
+    if launched.process.poll() is None:
+        launched.stop(signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def words() -> frozenset:
+    return frozenset(load_default().words)
+
+
+@pytest.fixture(scope="module")
+def api(server):
+    with httpx.Client(base_url=server.url, timeout=60) as client:
+        yield client
+
+
+def rectangle_ok(rows, size: str, words) -> bool:
+    """The validator's definition: m rows of n-letter words whose n columns are m-letter words."""
+    m, n = parse_size(size)
+    columns = ["".join(row[j] for row in rows) for j in range(n)]
+    return len(rows) == m and all(len(r) == n and r in words for r in rows) and all(c in words for c in columns)
+
+
+# ---- the JSON API -------------------------------------------------------------------------
+
+
+def test_rect_answers_with_the_clis_document_and_a_valid_rectangle(api, words):
+    doc = api.post("/api/rect", json={"size": "5x6", "mode": "first"}).json()
+    assert {"status", "count", "complete", "solutions", "seconds", "stopped_by", "solver"} <= doc.keys()
+    assert doc["status"] == "found" and doc["puzzle"] == "rect"
+    assert rectangle_ok(doc["solutions"][0], "5x6", words)
+
+
+def test_grid_words_pass_the_validator(api, words):
+    doc = api.post("/api/grid", json={"board": "serp/atin/gles/dcob"}).json()
+    board = parse_grid(doc["board"])
+    assert doc["count"] == len(doc["words"]) > 20
+    for w in doc["words"]:
+        assert grid_word_problems(board, w["word"], [tuple(p) for p in w["path"]], words) == []
+
+
+def test_explain_carries_the_source_lines_of_each_family(api):
+    doc = api.post("/api/explain", json={"puzzle": "rect", "size": "3x3", "top": 100}).json()
+    assert doc["variables"] > 0 and doc["families"]
+    for family in doc["families"]:
+        line = int(family["code"].split(":")[1].split()[0])
+        assert family["source"].lstrip().startswith(str(line))
+
+
+@pytest.mark.parametrize("path, body, message", [
+    ("/api/rect", {"size": "5y6"}, "size must look like 5x6 (rows x columns), got '5y6'"),
+    ("/api/rect", {"size": "5x6", "top": 10**9}, "argument --top: must be from 1 to 50000, got 1000000000"),
+    ("/api/rect", {"size": "5x6", "time_limit": 1000}, "argument --time-limit: at most 60 s on this server, got 1000"),
+    ("/api/rect", {"size": "5x6", "solver": "cpsta"}, "--solver: unknown engine 'cpsta' for rect; did you mean cpsat?"),
+    ("/api/rect", {"size": "3x3", "pattern": SCRIPT}, "pattern must be 3 rows of 3 characters"),
+    ("/api/grid", {"board": SCRIPT}, "unexpected character '<' in board '<script>"),
+    ("/api/banana", {"hand": SCRIPT}, "the hand may hold only letters"),
+    ("/api/wordscapes", {"board": SCRIPT, "letters": "abc"}, "board: unexpected character '<'"),
+    ("/api/banana", {"hand": "a" * 150}, "at most 144 tiles"),
+    ("/api/grid", {"board": "/".join(["abcdefghi"] * 9)}, "at most 8"),
+    ("/api/nothing", {}, "unknown puzzle 'nothing'"),
+])
+def test_bad_input_is_a_400_with_the_clis_one_line_message(api, path, body, message):
+    answer = api.post(path, json=body)
+    assert answer.status_code == 400 and answer.headers["content-type"] == "application/json"
+    error = answer.json()["error"]
+    assert message in error and "\n" not in error and "Traceback" not in error
+
+
+def test_the_message_is_the_one_the_cli_prints(api, tmp_path):
+    import subprocess
+    import sys
+
+    cli = subprocess.run([sys.executable, "-m", "cpmodel", "rect", "7y7"], capture_output=True, text=True, cwd=ROOT)
+    assert cli.returncode == 2
+    assert cli.stderr.strip() == "error: " + api.post("/api/rect", json={"size": "7y7"}).json()["error"]
+
+
+def test_bodies_are_capped_and_must_be_json(api):
+    assert api.post("/api/rect", content=b"x" * 70_000, headers={"content-type": "application/json"}).status_code == 413
+    bad = api.post("/api/rect", content=b"{not json", headers={"content-type": "application/json"})
+    assert bad.status_code == 400 and bad.json()["error"] == "the request body is not JSON"
+
+
+def test_no_request_names_a_file_and_every_answer_has_a_csp(api):
+    for path in ("/static/../app.py", "/static/app.py", "/static/%2e%2e%2fapp.py", "/etc/passwd", "/static/"):
+        assert api.get(path).status_code == 404, path
+    for path in ("/", "/rect", "/static/common.js", "/api/status"):
+        answer = api.get(path)
+        assert answer.status_code == 200
+        assert "script-src 'self'" in answer.headers["content-security-policy"]
+        assert answer.headers["x-content-type-options"] == "nosniff"
+    assert api.get("/", headers={"host": "evil.example"}).status_code == 400  # no DNS rebinding
+
+
+def test_a_closed_event_stream_cancels_its_job_and_keeps_what_was_found(api, server):
+    job = api.post("/api/jobs", json=LONG_COUNT).json()
+    seen = []
+    with api.stream("GET", job["events"]) as stream:
+        for line in stream.iter_lines():
+            if line.startswith("event: "):
+                seen.append(line[7:])
+            if seen.count("progress") >= 2:
+                break  # the tab closes
+    deadline = time.monotonic() + 10
+    while (state := api.get(f"/api/jobs/{job['id']}").json())["state"] != "done" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    result = state["result"]
+    assert result["cancelled"] and result["doc"]["stopped_by"] == "interrupt" and not result["doc"]["complete"]
+    assert seen[:2] in (["queued", "running"], ["running", "started"]) or "running" in seen
+
+
+def test_cancel_stops_a_job_within_seconds(api):
+    job = api.post("/api/jobs", json=LONG_COUNT).json()
+    time.sleep(1.0)
+    began = time.monotonic()
+    assert api.post(f"/api/jobs/{job['id']}/cancel").json()["cancelled"]
+    while api.get(f"/api/jobs/{job['id']}").json()["state"] != "done":
+        assert time.monotonic() - began < 6
+        time.sleep(0.05)
+
+
+def test_a_full_queue_answers_busy_with_its_size_and_the_server_keeps_answering(api):
+    started = []
+    busy = None
+    for _ in range(8):  # 2 workers and 4 places in the queue
+        answer = api.post("/api/jobs", json=LONG_COUNT)
+        if answer.status_code == 503:
+            busy = answer
+            break
+        started.append(answer.json())
+    try:
+        assert busy is not None and busy.json()["busy"] and busy.json()["waiting"] == 4
+        assert "busy" in busy.json()["error"] and busy.headers["retry-after"] == "1"
+        assert [job["position"] for job in started[2:]] == [1, 2, 3, 4]
+        began = time.monotonic()
+        assert api.get("/api/status").json()["running"] == 2  # answered while every worker is busy
+        assert time.monotonic() - began < 0.5
+    finally:
+        for job in started:
+            api.post(f"/api/jobs/{job['id']}/cancel")
+    deadline = time.monotonic() + 10
+    while api.get("/api/status").json()["running"] and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert api.get("/api/status").json() == {"running": 0, "waiting": 0, "workers": 2, "queue": 4, "warm": True}
+
+
+def test_small_load_no_errors_no_lost_job(server):
+    """The benchmark (benchmarks/web_load.py) in small: 24 solves, 6 at a time."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("web_load", ROOT / "benchmarks" / "web_load.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    report = bench.load(server.url, solves=24, at_once=6)
+    assert report["errors"] == 0 and report["completed"] == 24, report
