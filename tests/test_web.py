@@ -201,3 +201,162 @@ def test_small_load_no_errors_no_lost_job(server):
     spec.loader.exec_module(bench)
     report = bench.load(server.url, solves=24, at_once=6)
     assert report["errors"] == 0 and report["completed"] == 24, report
+
+
+# ---- the pages, in a real browser ---------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not HAVE_BROWSER:
+        pytest.skip(NO_BROWSER)
+    webdriver = pytest.importorskip("selenium.webdriver", reason="the browser tests need selenium (pip install -e '.[test]')")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, condition, seconds: float = 20):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(condition)
+
+
+def open_page(driver, server, path: str) -> float:
+    """Load a page; the milliseconds until it was interactive (its scripts ran and set data-state)."""
+    driver.get(server.url + path)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.state") == "idle", 5)
+    return driver.execute_script("const t = performance.getEntriesByType('navigation')[0]; return t.domContentLoadedEventEnd;")
+
+
+def field(driver, selector: str, text: str) -> None:
+    element = driver.find_element("css selector", selector)
+    element.clear()
+    element.send_keys(text)
+
+
+def choose(driver, selector: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("css selector", selector)).select_by_value(value)
+
+
+def shown_rows(driver, root: str = "#board") -> list[str]:
+    """The letters of a drawn grid, row by row ('#' for a blocked cell)."""
+    cells = driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0] + ' .cell')].map(c => [+c.dataset.r, +c.dataset.c, "
+        "c.classList.contains('blocked') ? '#' : c.firstChild ? c.firstChild.textContent : '']);", root)
+    rows: dict[int, dict[int, str]] = {}
+    for r, c, text in cells:
+        rows.setdefault(r, {})[c] = text.lower()
+    return ["".join(row[c] for c in sorted(row)) for _, row in sorted(rows.items())]
+
+
+def screenshot(driver, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(SCREENSHOTS / f"{name}.png"))
+
+
+def no_script_ran(driver) -> bool:
+    return driver.execute_script("return window.pwned === undefined && !document.querySelector('main script');")
+
+
+def test_every_page_is_interactive_within_a_second(browser, server):
+    for path in ("/", "/rect", "/grid", "/banana", "/wordscapes", "/learn"):
+        assert open_page(browser, server, path) < 1000, path
+    open_page(browser, server, "/")
+    screenshot(browser, "home")
+
+
+def test_rect_page_shows_the_first_5x6_at_once_then_the_proven_most_familiar(browser, server, words):
+    open_page(browser, server, "/rect")
+    browser.find_element("css selector", "#solve").click()
+    wait(browser, lambda d: d.find_elements("css selector", "#board .cell"), 10)
+    first = shown_rows(browser)
+    assert rectangle_ok(first, "5x6", words)
+    first_ms = int(browser.execute_script("return document.body.dataset.firstMs"))
+    assert first_ms < 1500, f"first rectangle after {first_ms} ms"  # target 1 s; headroom for a shared machine
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.state") == "done", 40)
+    best = shown_rows(browser)
+    assert rectangle_ok(best, "5x6", words)
+    assert browser.find_element("css selector", "#proof").text == "proven most familiar"
+    assert best == ["safari", "origin", "relive", "taller", "assert"]
+    screenshot(browser, "rect")
+
+
+def test_grid_page_highlights_the_path_of_the_hovered_or_focused_word(browser, server, words):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    open_page(browser, server, "/grid")
+    browser.find_element("css selector", "#find").click()
+    wait(browser, lambda d: d.find_elements("css selector", "#words li"), 10)
+    board = parse_grid(browser.find_element("css selector", "#board-input").get_attribute("value"))
+    items = browser.find_elements("css selector", "#words li")
+    for item, how in ((items[0], "hover"), (items[3], "focus")):
+        if how == "hover":
+            ActionChains(browser).move_to_element(item).perform()
+        else:
+            browser.execute_script("arguments[0].focus()", item)
+        word = item.text.split()[0]
+        path = [tuple(p) for p in json.loads(item.get_attribute("data-path"))]
+        assert grid_word_problems(board, word, path, words) == []
+        lit = browser.execute_script(
+            "return [...document.querySelectorAll('#grid-board .cell.on')].map(c => [+c.querySelector('.order').textContent, +c.dataset.r, +c.dataset.c]);")
+        assert [tuple(cell) for _, *cell in sorted(lit)] == path, how
+    screenshot(browser, "grid")
+
+
+@pytest.mark.parametrize("path, fill, button", [
+    ("/rect", {"#size": SCRIPT}, "#solve"),
+    ("/rect", {"#size": "3x3", "#pattern": SCRIPT}, "#solve"),
+    ("/grid", {"#board-input": SCRIPT}, "#find"),
+    ("/wordscapes", {"#ws-board": SCRIPT}, "#solve"),
+])
+def test_bad_input_shows_the_clis_message_as_text(browser, server, path, fill, button):
+    open_page(browser, server, path)
+    for selector, text in fill.items():
+        field(browser, selector, text)
+    browser.find_element("css selector", button).click()
+    message = wait(browser, lambda d: d.find_element("css selector", "#message.error").text, 10)
+    assert "<script>window.pwned=1</script>" in message or "'<'" in message
+    assert no_script_ran(browser)
+
+
+def test_a_long_count_streams_its_progress_and_stops(browser, server):
+    open_page(browser, server, "/rect")
+    field(browser, "#top", "5000")
+    choose(browser, "#mode", "count")
+    choose(browser, "#solver", "backtrack")
+    browser.find_element("css selector", "#solve").click()
+    wait(browser, lambda d: "shards" in d.find_element("css selector", "#status").text, 10)
+    began = time.monotonic()
+    browser.find_element("css selector", "#stop").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.state") == "done", 8)
+    assert time.monotonic() - began < 6
+    assert "stopped by interrupt" in browser.find_element("css selector", "#proof").text
+
+
+def test_wordscapes_page_fills_the_board_with_words(browser, server, words):
+    open_page(browser, server, "/wordscapes")
+    browser.find_element("css selector", "#solve").click()
+    wait(browser, lambda d: d.find_elements("css selector", "#board .cell"), 10)
+    rows = shown_rows(browser)
+    assert len(rows) == 3 and all(len(r) == 5 for r in rows)
+    found = [row.find_elements("css selector", "td")[-1].text for row in browser.find_elements("css selector", "#words tbody tr")]
+    assert len(found) == 5 and all(w in words and set(w) <= set("retains") for w in found)
+    screenshot(browser, "wordscapes")
+
+
+def test_learn_page_explains_a_model_with_its_source_lines(browser, server):
+    open_page(browser, server, "/learn")
+    browser.find_element("css selector", "#explain").click()
+    wait(browser, lambda d: d.find_elements("css selector", ".family pre.source"), 10)
+    assert "variables" in browser.find_element("css selector", "#counts").text
+    assert "model.add" in browser.find_element("css selector", ".family pre.source").text
+    screenshot(browser, "learn")

@@ -124,7 +124,7 @@ def _solver(fields: Fields, puzzle: str, best: bool) -> str:
 def rect(fields: Fields) -> Command:
     from cpmodel.core.specs import parse_pattern, parse_size
 
-    size = fields.text("size", "size", "5x6", limit=10)
+    size = fields.text("size", "size", "5x6", limit=40)
     m, n = parse_size(size)
     if max(m, n) > MAX_RECT_SIDE:
         raise InputError(f"each side of the size must be at most {MAX_RECT_SIDE} on this server, got {size!r}")
@@ -245,7 +245,7 @@ def explain(fields: Fields) -> Command:
 
     puzzle = fields.choice("puzzle", "PUZZLE", ("rect", "banana", "wordscapes"), "rect")
     if puzzle == "rect":
-        size = fields.text("size", "size", "3x3", limit=10)
+        size = fields.text("size", "size", "3x3", limit=40)
         m, n = parse_size(size)
         if max(m, n) > MAX_RECT_SIDE:
             raise InputError(f"each side of the size must be at most {MAX_RECT_SIDE} on this server, got {size!r}")
