@@ -360,3 +360,76 @@ def test_learn_page_explains_a_model_with_its_source_lines(browser, server):
     assert "variables" in browser.find_element("css selector", "#counts").text
     assert "model.add" in browser.find_element("css selector", ".family pre.source").text
     screenshot(browser, "learn")
+
+
+def board_cells(driver) -> dict:
+    """The tiles on the Bananagrams board: {(r, c): letter}."""
+    cells = driver.execute_script(
+        "return [...document.querySelectorAll('#tiles .cell.tile')].map(c => [+c.dataset.r, +c.dataset.c, c.textContent]);")
+    return {(r, c): letter for r, c, letter in cells}
+
+
+def held(driver) -> str:
+    rack = "".join(b.text.lower() for b in driver.find_elements("css selector", "#rack button.tile"))
+    return "".join(sorted(rack + "".join(board_cells(driver).values())))
+
+
+def idle(driver, seconds: float = 40) -> None:
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.state") in ("idle", "error"), seconds)
+
+
+def test_a_solo_bananagrams_game_played_to_the_end_by_clicking(browser, server, words):
+    """A quick game (a 30-tile bag): a hint, then the solver's layout and a peel until Bananas;
+    every layout shown passes the validator against every tile held."""
+    from cpmodel.core.validate import banana_problems
+
+    open_page(browser, server, "/banana")
+    choose(browser, "#bag", "30")
+    browser.find_element("css selector", "#new-game").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.rack") == "21", 10)
+    browser.find_element("css selector", "#hint").click()
+    idle(browser)
+    hinted = board_cells(browser)
+    assert hinted and "hint: " in browser.find_element("css selector", "#message").text
+    hint_word = browser.find_element("css selector", "#message").text.split("hint: ")[1].lower()
+    assert hint_word in words and len(hinted) >= len(hint_word)
+    peels = 0
+    while browser.execute_script("return document.body.dataset.finished") != "1":
+        browser.find_element("css selector", "#solve-layout").click()
+        idle(browser)
+        cells, tiles = board_cells(browser), held(browser)
+        assert browser.execute_script("return document.body.dataset.rack") == "0"
+        assert banana_problems(cells, tiles, words) == [], browser.find_element("css selector", "#message").text
+        if peels == 2:
+            screenshot(browser, "banana")
+        browser.find_element("css selector", "#peel").click()
+        idle(browser)
+        peels += 1
+        assert peels <= 10
+    assert peels == 10  # 9 peels empty the bag, the tenth calls Bananas
+    assert "Bananas!" in browser.find_element("css selector", "#message").text
+    assert len(board_cells(browser)) == 30
+
+
+def test_bananagrams_by_keyboard_and_check_marks_the_broken_rule(browser, server):
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, server, "/banana")
+    field(browser, "#hand", "catdogx")
+    browser.find_element("css selector", "#use-hand").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.rack") == "7", 10)
+    board = browser.find_element("css selector", "#board")
+    board.click()
+    board.send_keys("cat", Keys.ARROW_DOWN, Keys.ARROW_DOWN, Keys.ARROW_DOWN, "dog")  # two words, apart
+    assert sorted(board_cells(browser).values()) == sorted("catdog")
+    browser.find_element("css selector", "#check").click()
+    idle(browser)
+    problems = [li.text for li in browser.find_elements("css selector", "#problems li")]
+    assert any(p.startswith("rule 1: tiles not placed: x") for p in problems)
+    assert any(p.startswith("rule 2: 2 islands") for p in problems)
+    marked = browser.execute_script("return document.querySelectorAll('#tiles .cell.tile.bad').length")
+    assert marked == 3  # the smaller island
+    field(browser, "#hand", SCRIPT)
+    browser.find_element("css selector", "#use-hand").click()
+    message = wait(browser, lambda d: d.find_element("css selector", "#message.error").text, 10)
+    assert "the hand may hold only letters" in message and no_script_ran(browser)

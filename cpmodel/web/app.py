@@ -124,7 +124,8 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         body = await _body(request)
         fields = forms.Fields(body if isinstance(body, dict) else {})
         seed = fields.number("seed", "--seed", 0, 2**31 - 1, random.randrange(2**31))
-        started = game.new_game(seed, fields.number("bag", "bag", game.OPENING, 144, 144))
+        started = game.new_game(seed, fields.number("bag", "bag", game.OPENING, 144, 144),
+                                fields.text("hand", "HAND", limit=400))
         key = f"{random.getrandbits(64):016x}"
         games[key] = started
         while len(games) > MAX_GAMES:

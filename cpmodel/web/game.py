@@ -37,8 +37,16 @@ class Game:
                 "bag_left": len(self.bag), "peels": self.peels, "dumps": self.dumps, "finished": self.finished}
 
 
-def new_game(seed: int, bag_size: int = 144) -> Game:
-    """Shuffle the bag with ``seed``, keep ``bag_size`` tiles, deal the opening hand."""
+def new_game(seed: int, bag_size: int = 144, hand: str | None = None) -> Game:
+    """Shuffle the bag with ``seed``, keep ``bag_size`` tiles, deal the opening hand; or, with
+    ``hand`` (typed, checked as the CLI checks a HAND), hold exactly those tiles with an empty bag."""
+    if hand is not None:
+        from cpmodel.core.specs import parse_hand
+
+        tiles = parse_hand(hand)
+        if len(tiles) > 144:
+            raise InputError(f"a hand may hold at most 144 tiles (the whole bag), got {len(tiles)}")
+        return Game(seed, [], list(tiles))
     if not OPENING <= bag_size <= 144:
         raise InputError(f"the bag holds {OPENING} to 144 tiles, got {bag_size}")
     bag = banana_bag()
