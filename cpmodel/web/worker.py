@@ -28,12 +28,15 @@ from cpmodel.run import watch
 
 
 def _warm() -> None:
-    """What every job would load again: the default word list and the grid games' trie."""
+    """What every job would load again: the default word list, the grid games' trie and the
+    Bananagrams word table."""
     import gc
 
     from cpmodel.core.lexicon import load_default
 
-    grid.word_trie(load_default().words)
+    words = load_default().words
+    grid.word_trie(words)
+    banana.table_of(words)
     gc.freeze()  # the forked workers share these pages; keep the collector from touching them
 
 

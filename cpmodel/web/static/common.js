@@ -97,7 +97,10 @@ const cp = (() => {
       if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
     }
   }
-  document.addEventListener("DOMContentLoaded", navigation);
+  document.addEventListener("DOMContentLoaded", () => {
+    navigation();
+    if (!document.body.dataset.state) document.body.dataset.state = "idle";  // pages with no script of their own
+  });
 
   return {$, el, say, fail, post, startJob, problem, letterGrid, table};
 })();
