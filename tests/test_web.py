@@ -342,6 +342,35 @@ def test_a_long_count_streams_its_progress_and_stops(browser, server):
     assert "stopped by interrupt" in browser.find_element("css selector", "#proof").text
 
 
+def test_two_engines_show_the_cross_check_table(browser, server):
+    open_page(browser, server, "/rect")
+    field(browser, "#size", "4x4")
+    field(browser, "#top", "300")
+    choose(browser, "#mode", "count")
+    choose(browser, "#solver", "backtrack,cp")
+    browser.find_element("css selector", "#solve").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.state") == "done", 30)
+    rows = [[td.text for td in tr.find_elements("css selector", "td")]
+            for tr in browser.find_elements("css selector", "#crosscheck tbody tr")]
+    assert [row[0] for row in rows] == ["backtrack", "cp"] and rows[0][2] == rows[1][2] and int(rows[0][2]) > 0
+    assert browser.find_element("css selector", "#agreement").text == "agreement: same count"
+
+
+def test_a_best_board_search_shows_its_score_live_and_stops(browser, server, words):
+    open_page(browser, server, "/grid")
+    field(browser, "#best-time", "30")
+    browser.find_element("css selector", "#best-start").click()
+    wait(browser, lambda d: "best so far" in d.find_element("css selector", "#status").text, 10)
+    browser.find_element("css selector", "#best-stop").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.state") == "done", 8)
+    assert "interrupt" in browser.find_element("css selector", "#status").text
+    board = parse_grid(browser.find_element("css selector", "#board-input").get_attribute("value"))
+    items = browser.find_elements("css selector", "#words li")
+    assert (board.rows, board.cols) == (4, 4) and items
+    word = items[0].text.split()[0]
+    assert grid_word_problems(board, word, [tuple(p) for p in json.loads(items[0].get_attribute("data-path"))], words) == []
+
+
 def test_wordscapes_page_fills_the_board_with_words(browser, server, words):
     open_page(browser, server, "/wordscapes")
     browser.find_element("css selector", "#solve").click()
