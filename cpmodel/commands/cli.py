@@ -247,6 +247,14 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--shards", type=POSITIVE, metavar="N", help="--prove: shards to cut the classes into (default 64, or 256 with --checkpoint/--scheduler)")
     grid.add_argument("--checkpoint", metavar="FILE", help="--prove: record finished shards in FILE; rerun with the same FILE to resume")
 
+    serve = puzzles.add_parser("serve", help="the web app: every puzzle as a page, and a JSON API (pip install -e '.[web]')")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 opens it to the network)")
+    serve.add_argument("--port", type=whole(0, 65535), default=8000, help="port (0: any free one)")
+    serve.add_argument("--jobs", type=whole(1, 64), default=max(1, os.cpu_count() or 1), metavar="N",
+                       help="solves run at once, each in its own process")
+    serve.add_argument("--queue", type=whole(0, 1000), default=32, metavar="N",
+                       help="solves that may wait for a worker; beyond that the answer is busy (503)")
+
     lexicon = puzzles.add_parser("lexicon", help="print the dictionary's words, most common first, one per line")
     lexicon.add_argument("--length", type=POSITIVE, metavar="N", help="only words of N letters (default: every length)")
     _lexicon_options(lexicon)

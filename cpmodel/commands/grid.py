@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
+from functools import lru_cache
 
 from rich.console import Console
 from rich.text import Text
@@ -64,6 +65,15 @@ def run(args, stdout: Console, stderr: Console) -> int:
     return show_board(args, board, lexicon_words, table, stdout, search)
 
 
+@lru_cache(maxsize=1)
+def word_trie(words: tuple[str, ...]):
+    """The compiled kernel's trie of the lexicon, kept for the next grid command in this
+    process: the web app's workers fork from a process that built it once (cpmodel/web/worker.py)."""
+    from heuristics import grid_kernel
+
+    return grid_kernel.build_trie(words)
+
+
 def _board(args) -> GridBoard | None:
     from cpmodel.core.boards import parse_grid
     from heuristics.grid import roll_dice
@@ -77,7 +87,7 @@ def show_board(args, board: GridBoard, lexicon_words, table, stdout: Console, se
     """Every word on the board with its best path (the compiled kernel), validated, then printed."""
     from heuristics import grid_kernel
 
-    words = grid_kernel.find_words(board, grid_kernel.build_trie(lexicon_words), table, args.min, args.max)
+    words = grid_kernel.find_words(board, word_trie(tuple(lexicon_words)), table, args.min, args.max)
     word_set = set(lexicon_words)
     check_all([p for w in words for p in grid_word_problems(board, w.word, w.path, word_set)], "word list")
     total = sum(w.score for w in words)
