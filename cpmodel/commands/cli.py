@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import math
 import os
 import sys
 import time
@@ -25,6 +24,7 @@ from rich.console import Console
 
 from cpmodel.commands.auto import SOLVER_METAVAR
 from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
+from cpmodel.core import checks
 from cpmodel.core.errors import InputError
 from cpmodel.run import interrupts
 
@@ -106,31 +106,22 @@ def prog_name() -> str:
 
 
 def seconds(text: str) -> float:
-    """argparse type of every --time-limit: a finite number of seconds above 0
-    (nan made CP-SAT reject its model and hung the annealer; 0 or less can only stop at once)."""
+    """argparse type of every --time-limit: a finite number of seconds above 0 (cpmodel.core.checks)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
-    return value
+        return checks.seconds_text(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def whole(least: int, most: int | None = None):
     """argparse type: a whole number of at least ``least`` (and at most ``most``),
-    for counts, lengths and sizes."""
+    for counts, lengths and sizes (cpmodel.core.checks, which the Python API shares)."""
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-        if most is not None and not least <= value <= most:
-            raise argparse.ArgumentTypeError(f"must be from {least} to {most}, got {value}")
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
-        return value
+            return checks.whole_text(text, least, most)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
 

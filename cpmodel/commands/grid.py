@@ -49,7 +49,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
     total = sum(w.score for w in words)
     if args.json:
         doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,
-               "count": len(words), "status": FOUND if words else NONE, "complete": True,
+               "count": len(words), "status": FOUND if words else NONE,
+               "complete": search is None,  # every word of a given board; --best's annealing never completes
                "words": [{"word": w.word, "score": w.score, "path": [list(p) for p in w.path]} for w in words]}
         if search is not None:
             doc.update({"seed": args.seed, "evaluations": search.evaluations, "seconds": round(search.seconds, 2),
