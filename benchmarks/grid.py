@@ -217,6 +217,8 @@ def main() -> None:
         runs.append(ours(args.dict, args.size, args.seconds, seed))
         if args.danvk is not None and not args.skip_theirs:
             runs.append(theirs(args.danvk, args.dict, args.size, args.seconds, seed, os.cpu_count() or 1))
+        for r in runs[-2:] if not args.skip_theirs and args.danvk else runs[-1:]:  # as each run ends: a stopped benchmark keeps them
+            print(json.dumps({key: r[key] for key in ("method", "seed", "best", "history")}), flush=True)
     target = OPTIMUM_4X4 if args.size == "4x4" else None
     for r in runs:
         r["seconds_to_target"] = reached(r["history"], target) if target else None
