@@ -61,7 +61,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
     stdout.print(board_panel(board, title=board.notation()))
     stdout.print(grid_words_table(board, words, args.show))
     if search is not None:
-        stdout.print(Parts([f"best board found: {search.score} points", f"{search.evaluations:,} boards",
+        stdout.print(Parts([f"best board found: {search.score:,} points", f"{search.evaluations:,} boards",
                             f"{search.seconds:.1f} s", f"seed {args.seed}", "a heuristic, not a proven optimum"],
                            style="green"), highlight=False)
         return EXIT_INTERRUPTED if search.stopped_by == "interrupt" else 0
