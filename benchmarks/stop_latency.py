@@ -163,9 +163,11 @@ def main() -> None:
         table.add_column(column, justify="left" if column in ("case", "stdout", "signal") else "right")
     for r in rows:
         exit_s = "" if r["exit_seconds"] is None else f"{'> ' if r['capped'] else ''}{r['exit_seconds']:.2f} s"
-        table.add_row(r["case"], r["stdout"], r["signal"], f"{r['found_at_signal']:,}",
+        found = f"{r['found_at_signal']:,}" if r["seconds_to_reach"] is not None else "not reached"
+        table.add_row(r["case"], r["stdout"], r["signal"], found,
                       "" if r["seconds_to_reach"] is None else f"{r['seconds_to_reach']:.1f} s", exit_s,
-                      str(r["exit_code"]), f"{r['summary_found'] or 0:,} / {r['summary_shown'] or 'all'}",
+                      str(r["exit_code"]),
+                      "" if r["summary_found"] is None else f"{r['summary_found']:,} / {r['summary_shown'] or 'all'}",
                       f"{r['stdout_lines']:,}" if r["stdout_lines"] else "")
     after = [r["exit_seconds"] for r in rows if r["checkout"] == str(ROOT) and r["exit_seconds"] is not None]
     before = [r["exit_seconds"] for r in rows if r["checkout"] != str(ROOT) and r["exit_seconds"] is not None]
