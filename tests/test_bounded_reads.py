@@ -117,3 +117,16 @@ def test_a_signal_while_a_big_dictionary_loads_exits_quietly(tmp_path, sig, code
     out, err = proc.communicate(timeout=20)
     assert proc.returncode == code, err
     assert "Traceback" not in err and out == ""
+
+
+def test_a_fifo_in_place_of_the_cache_is_not_read(tmp_path, monkeypatch):
+    """The ranked-word cache is read like any outside file: a FIFO there is skipped and replaced."""
+    from cpmodel.core import lexicon
+
+    monkeypatch.setenv("CPMODEL_CACHE_DIR", str(tmp_path))
+    first = lexicon.load_default()
+    cache = next(tmp_path.glob("ranked-*.txt"))
+    cache.unlink()
+    os.mkfifo(cache)
+    again = lexicon.load_default()  # before: blocked forever on the FIFO
+    assert again.words == first.words and cache.is_file()
