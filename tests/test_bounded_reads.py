@@ -130,3 +130,9 @@ def test_a_fifo_in_place_of_the_cache_is_not_read(tmp_path, monkeypatch):
     os.mkfifo(cache)
     again = lexicon.load_default()  # before: blocked forever on the FIFO
     assert again.words == first.words and cache.is_file()
+
+
+def test_a_deeply_nested_json_layout_is_one_line(tmp_path):
+    layout = tmp_path / "deep.json"
+    layout.write_text('{"grid":' + "[" * 100_000)  # before: RecursionError, exit 70
+    refused(cli(FILE_OPTIONS["banana --peel"], str(layout))[0], "JSON without a \"grid\" list of rows")
