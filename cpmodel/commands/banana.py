@@ -15,7 +15,7 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import FOUND, NONE, UNKNOWN, SolveResult
 from cpmodel.core.specs import BananaSpec
-from cpmodel.run import engines
+from cpmodel.run import engines, interrupts
 from cpmodel.run.portfolio import Race, portfolio_plan
 from cpmodel.run.supervise import Supervisor
 from cpmodel.show.documents import combined_status, combined_stop, write_json
@@ -23,6 +23,13 @@ from cpmodel.show.render import Parts, comparison_table, print_grid, summary
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
+    """Stop signals are held throughout: the supervisors poll them, so a signal stops the
+    search and never cuts the answer or the document (the output is a few lines)."""
+    with interrupts.deferred(reraise=False):
+        return _run(args, stdout, stderr)
+
+
+def _run(args, stdout: Console, stderr: Console) -> int:
     from cpmodel.core.specs import draw_hand, parse_hand
 
     if args.check:
@@ -68,16 +75,21 @@ def run(args, stdout: Console, stderr: Console) -> int:
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break
+    interrupted = interrupted or interrupts.stop_asked()
     if args.compact and not interrupted:
         found = next((r for r in results if r.solutions), None)
         if found is not None:
             from cpmodel.models.bananagrams import compact
 
             control = Control(time_limit=args.time_limit)
+            stderr.print(Parts(["compacting: the backtracker in growing boxes, then CP-SAT on each smaller box",
+                                f"up to {args.time_limit:g} s (--time-limit)"], style="cyan"), highlight=False)
             supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
             results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
-    agreement = banana_agreement(results[:2]) if len(solvers) == 2 and len(results) >= 2 else None
+    # the cross-check compares the engines' own answers: never the race's answer with the --compact step
+    searches = results[:1] if auto else results[:len(solvers)]
+    agreement = banana_agreement(searches) if not auto and len(searches) == 2 else None
     final = results[-1] if results[-1].solutions or len(results) == 1 else next((r for r in results if r.solutions), results[-1])
     if args.svg and final.solutions:
         write_svg(args.svg, rows_to_cells(final.solutions[0]), {}, f"{len(hand)} tiles", "")
@@ -104,8 +116,8 @@ def run(args, stdout: Console, stderr: Console) -> int:
             if "optimum_proven" in r.stats:  # the --compact step
                 rows = r.solutions[0]
                 proven = "proven smallest" if r.stats["optimum_proven"] else f"smallest found, not proven: stopped by {r.stopped_by}"
-                stdout.print(Parts([f"compacted: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']}", proven,
-                                    f"the backtracker's box search reached area {r.stats['heuristic_area']}",
+                stdout.print(Parts([f"compacted: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']:,}", proven,
+                                    f"the backtracker's box search reached area {r.stats['heuristic_area']:,}",
                                     f"CP-SAT boxes {', '.join(r.stats['boxes']) or 'none needed'}", f"{r.seconds:.2f} s"],
                                    style="green"), highlight=False)
             else:
@@ -116,7 +128,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
             stdout.print("the backtracker cannot prove that no layout exists; --solver cpsat can "
                          "(it shows every box that could hold the tiles infeasible)", style="yellow", highlight=False)
         if agreement:
-            stdout.print(comparison_table(results[:2], agreement))
+            stdout.print(comparison_table(searches, agreement))
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement and agreement.startswith("DISAGREE") else 0
@@ -243,8 +255,8 @@ def peel_layout(args, stdout: Console, stderr: Console) -> int:
                                       "nodes": result.nodes, "grid": grid})
     elif grid:
         print_grid(stdout, tuple(row.replace(".", " ") for row in grid), f"{len(result.cells)} tiles")
-        stdout.print(f"peeled {tiles!r} by {result.stage}: {result.moved} placed tile(s) moved · "
-                     f"{result.seconds:.3f} s · {result.nodes:,} nodes", style="green", highlight=False)
+        stdout.print(Parts([f"peeled {tiles!r} by {result.stage}: {result.moved:,} placed tile(s) moved",
+                            f"{result.seconds:.3f} s", f"{result.nodes:,} nodes"], style="green"), highlight=False)
     else:
         stdout.print(f"unknown: no layout with {tiles!r} found (attach, repair and re-solve all failed, "
                      f"stopped by {result.stopped_by}); this does not prove that none exists", style="red", highlight=False)
@@ -282,13 +294,13 @@ def play_game(args, stdout: Console, stderr: Console) -> int:
     peels = [s for s in game.steps if s.action == PEEL]
     doc = game.to_json()
     verdict = ("finished: all 144 tiles placed" if game.finished
-               else f"not finished: {doc['tiles_placed']} tiles placed, {doc['bag_left']} left in the bag, "
+               else f"not finished: {doc['tiles_placed']:,} tiles placed, {doc['bag_left']:,} left in the bag, "
                     f"stopped by {game.stopped_by or 'stuck'}")
     median_ms = 1000 * statistics.median(s.seconds for s in peels) if peels else 0.0
-    stdout.print(f"game seed {args.seed}, {args.players} player(s), opening hand {opening_hand(args.players)}: {verdict} · "
-                 f"{doc['peels']} peels, {doc['dumps']} dumps (policy: hardest letter) · {doc['moved_total']} tiles moved in all · "
-                 f"median peel {median_ms:.1f} ms · {doc['seconds']:.2f} s", style="green" if game.finished else "yellow",
-                 highlight=False)
+    stdout.print(Parts([f"game seed {args.seed}, {args.players} player(s), opening hand {opening_hand(args.players)}",
+                        verdict, f"{doc['peels']:,} peels, {doc['dumps']:,} dumps (policy: hardest letter)",
+                        f"{doc['moved_total']:,} tiles moved in all", f"median peel {median_ms:.1f} ms",
+                        f"{doc['seconds']:.2f} s"], style="green" if game.finished else "yellow"), highlight=False)
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 
 

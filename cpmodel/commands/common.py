@@ -10,9 +10,11 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.lexicon import Lexicon, load_default, load_file
 from cpmodel.core.result import SolveResult
+from cpmodel.run import interrupts
 from cpmodel.run.supervise import Supervisor
 from cpmodel.show.documents import solve_document, write_json
-from cpmodel.show.render import comparison_table, print_grid, summary
+from cpmodel.show.gallery import Gallery
+from cpmodel.show.render import comparison_table, summary
 
 # Exit codes, documented in docs/json.md and the CLI's epilog.
 EXIT_DISAGREE, EXIT_BAD_INPUT, EXIT_INVALID_LAYOUT = 1, 2, 3
@@ -86,27 +88,25 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
 
     request = job.request
     stream = not as_json and not request.count_only and not request.best and len(engines) == 1
-    printed = [0]
+    gallery = Gallery(stdout, what, stderr, describe) if stream else None
 
-    def print_streamed(rows) -> None:
-        printed[0] += 1
-        print_solution(stdout, rows, f"#{printed[0]}", describe)
-
-    results, interrupted = [], False
-    for name in engines:
-        control = job.new_control()
-        supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None, engine=name)
-        engine_job = job.with_engine(name)
-        results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
-        interrupted = interrupted or supervisor.interrupted
-        if interrupted:
-            break
-    agreement = compare_all(results) if len(results) >= 2 else None
-    if as_json:
-        write_json(stdout, solve_document(header, request, results, agreement, engines))
-    else:
-        print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only,
-                      describe=describe)
+    results = []
+    with interrupts.deferred(reraise=False) as signals:  # a signal stops the search, never cuts the document
+        for name in engines:
+            control = job.new_control()
+            supervisor = Supervisor(control, f"{name} {label}", stderr, gallery.add if stream else None,
+                                    engine=name)
+            engine_job = job.with_engine(name)
+            results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
+            if signals.asked:
+                break
+        interrupted = signals.asked
+        agreement = compare_all(results) if len(results) >= 2 else None
+        if as_json:
+            write_json(stdout, solve_document(header, request, results, agreement, engines))
+    if not as_json:  # pictures stay interruptible: a signal stops the printing
+        print_results(stdout, results, agreement, what, gallery, count_only=request.count_only,
+                      describe=describe, stderr=stderr)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
@@ -132,24 +132,28 @@ def compare_results(results: list[SolveResult]) -> str:
         return "DISAGREE: different solution sets"
     return "identical solution sets" if a.solutions or a.count == 0 else "same count"
 
-def print_solution(stdout: Console, rows, title: str, describe=None) -> None:
-    print_grid(stdout, rows, title)
-    if describe is not None:
-        stdout.print(describe(rows), highlight=False)
+def print_results(stdout: Console, results, agreement, what: str, streamed: Gallery | None, count_only: bool,
+                  describe=None, stderr: Console | None = None) -> None:
+    """Each engine's solutions (once when both found the same set; a bounded number of
+    pictures, cpmodel.show.gallery), its summary, the cross-check table.
 
-
-def print_results(stdout: Console, results, agreement, what: str, already_printed: bool, count_only: bool,
-                  describe=None) -> None:
-    """Each engine's solutions (once when both found the same set), its summary, the cross-check."""
-    if not already_printed and not count_only:
+    ``streamed``: the solutions were drawn as they came, by this gallery."""
+    shown = {}
+    if streamed is not None:
+        streamed.close()
+        shown = {id(results[0]): streamed.shown}
+    elif not count_only:
         same = len(results) == 2 and results[0].solutions and results[0].solutions == results[1].solutions
-        shown = results[:1] if same or len(results) == 1 else results
-        for result in shown:
+        for result in results[:1] if same or len(results) == 1 else results:
             who = "" if len(results) == 1 else ("both " if same else f"{result.solver} ")
-            for k, rows in enumerate(result.solutions, 1):
-                print_solution(stdout, rows, f"{who}#{k}", describe)
+            gallery = Gallery(stdout, what, stderr, describe, title=who)
+            gallery.add_batch(result.solutions)
+            gallery.close()
+            shown[id(result)] = gallery.shown
+        if same:
+            shown[id(results[1])] = shown[id(results[0])]
     for result in results:
-        stdout.print(summary(result, what), highlight=False)
+        stdout.print(summary(result, what, shown.get(id(result))), highlight=False)
     if agreement is not None:
         stdout.print(comparison_table(results, agreement))
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-
 from rich.console import Console
 
-from cpmodel.commands.common import EXIT_DISAGREE, load_lexicon
+from cpmodel.commands.common import EXIT_DISAGREE, EXIT_INTERRUPTED, load_lexicon
 from cpmodel.core.errors import InputError
+from cpmodel.run import interrupts
 from cpmodel.show.documents import write_json
 
 
@@ -20,15 +20,24 @@ def run(args, stdout: Console, stderr: Console) -> int:
         except ImportError:
             raise InputError("--plot needs matplotlib: pip install -e '.[plot]'") from None
     lexicon = load_lexicon(args.dict, stderr)
-    rows = compare.run_suite(lexicon, args.time_limit, lambda puzzle, case: stderr.print(f"{puzzle} {case} …", style="cyan", highlight=False),
-                             quick=args.quick)
-    if args.plot:
+    with interrupts.deferred(reraise=False):  # a signal ends the suite and keeps the finished rows
+        rows = compare.run_suite(lexicon, args.time_limit,
+                                 lambda puzzle, case: stderr.print(f"{puzzle} {case} …", style="cyan", highlight=False),
+                                 quick=args.quick, stderr=stderr)
+        stopped = interrupts.stop_asked()
+        if args.json:
+            write_json(stdout, {"time_limit": args.time_limit, "rows": compare.to_json(rows), "complete": not stopped,
+                                "stopped_by": "interrupt" if stopped else None})
+    if args.plot and rows:
         compare.plot(rows, args.plot)
-    if args.json:
-        write_json(stdout, {"time_limit": args.time_limit, "rows": compare.to_json(rows)})
-    else:
+    if not args.json:
         table = compare_table(rows, args.time_limit)
         stdout.print(table)
-        if args.plot:
+        if stopped:
+            stdout.print(f"stopped by a signal: the {len(rows)} finished case(s) are shown", style="yellow",
+                         highlight=False)
+        if args.plot and rows:
             stdout.print(f"wrote {args.plot}")
+    if stopped:
+        return EXIT_INTERRUPTED
     return EXIT_DISAGREE if any(r.agreement == "DISAGREE" for r in rows) else 0

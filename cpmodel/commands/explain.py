@@ -25,7 +25,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
 
     lexicon_name = args.dict or "kjxqz ranked by wordfreq"
     if getattr(args, "top", None):
-        lexicon_name += f", top {args.top} per length"
+        lexicon_name += f", top {args.top:,} per length"
     if args.explained == "rect":
         args.row_dict = args.col_dict = None
         args.limit, args.time_limit = None, None

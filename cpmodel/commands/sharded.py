@@ -13,6 +13,7 @@ from rich.console import Console
 from cpmodel.commands.common import EXIT_INTERRUPTED
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
+from cpmodel.run import interrupts
 from cpmodel.run.sharded import (ShardOptions, default_jobs, plan_workers, run_sharded, run_streaming, shard_engine,
                                  shards_pay)
 from cpmodel.show.documents import write_json
@@ -54,22 +55,25 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
 
 def sharded(job: Job, options: ShardOptions, header: dict, label: str, what: str,
             stdout: Console, stderr: Console) -> int:
-    """Run ``job`` as shards and print its merged answer; returns the exit code."""
-    output = Output(options.output, stdout, what, job.request.count_only)
-    answer = run_sharded(job, options, label, stderr, output)
-    if job.request.best and options.output == "jsonl" and answer.result.solutions:
-        output.solutions(answer.result.solutions)  # the optimum is known only at the end
-    output.finish(header, job, answer.result, answer.extra)
+    """Run ``job`` as shards and print its merged answer; returns the exit code.
+    Stop signals are held until the answer is out (they stop the run, never cut its document)."""
+    with interrupts.deferred(reraise=False):
+        output = Output(options.output, stdout, what, job.request.count_only, stderr)
+        answer = run_sharded(job, options, label, stderr, output)
+        if job.request.best and options.output == "jsonl" and answer.result.solutions:
+            output.solutions(answer.result.solutions)  # the optimum is known only at the end
+        output.finish(header, job, answer.result, answer.extra)
     return EXIT_INTERRUPTED if answer.stopped_by == "interrupt" else 0  # the CLI makes it 143 after SIGTERM
 
 
 def streamed(job: Job, header: dict, label: str, what: str, stdout: Console, stderr: Console) -> int:
     """--jsonl without sharding: lines as the engine finds them, then the summary line."""
-    output = Output("jsonl", stdout, what, job.request.count_only)
-    result, interrupted = run_streaming(job, label, stderr, output)
-    if job.request.best and result.solutions:
-        output.solutions(result.solutions)
-    output.finish(header, job, result, {})
+    with interrupts.deferred(reraise=False):
+        output = Output("jsonl", stdout, what, job.request.count_only)
+        result, interrupted = run_streaming(job, label, stderr, output)
+        if job.request.best and result.solutions:
+            output.solutions(result.solutions)
+        output.finish(header, job, result, {})
     return EXIT_INTERRUPTED if interrupted else 0
 
 
@@ -90,7 +94,7 @@ def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console,
     words = first_line_words(job)
     if not words:
         raise InputError("nothing can stand on the first line: the search is empty, nothing to estimate")
-    with stderr.status("estimating: Knuth probes and sampled shards (about 10 s)…"):
+    with stderr.status("estimating: Knuth's random paths, then whole first-line words (about 10 s)…"):
         doc = plan(job, words)
     doc["shards"] = len(split(job, options.shards, plan_workers(options)))
     doc["engine"] = job.engine

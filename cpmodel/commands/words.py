@@ -36,7 +36,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         write_json(stdout, doc)
     elif found:
         stdout.print(words_by_length(found) if args.sort == "length" else words_in_order(found))
-        stdout.print(Parts([f"{len(found)} words from {rack!r}", f"{seconds * 1000:.1f} ms",
+        stdout.print(Parts([f"{len(found):,} words from {rack!r}", f"{seconds * 1000:.1f} ms",
                             "building the word index included"], style="green"), highlight=False)
     else:
         stdout.print(f"none: no word of {args.min}+ letters can be spelled from {rack!r}", style="yellow", highlight=False)

@@ -6,12 +6,20 @@ standard library's ``ProcessPoolExecutor``, :class:`DaskPool` wraps
 :func:`run_shard` with a plain :class:`~cpmodel.core.jobs.Job` and waits on the
 futures; it never knows which of the two it has.
 
-Stopping. Local workers ignore SIGINT (Ctrl-C belongs to the main process)
-and share a stop event with it: ``stop()`` sets it, and every engine polls
-it through its :class:`~cpmodel.core.control.Control`, so shards in flight end
-within moments with honest partial results. A worker whose main process has
-died (kill -9) exits by itself. On Dask, ``stop()`` cancels the futures;
-a shard already running finishes on its worker and is dropped.
+Stopping. The stop is a flag no worker can hold (cpmodel.run.flags): ``stop()``
+sets it and never waits, whatever state the workers are in. Every engine
+polls it through its :class:`~cpmodel.core.control.Control`, so shards in
+flight end within moments with honest partial results. A stop signal that
+reaches a worker itself (the whole process group gets SIGTERM from
+``timeout``) is a stop request too (cpmodel.run.interrupts.stop_on_signals):
+the worker hands back its partial result instead of dying. ``close()`` gives
+the workers a deadline to leave, then kills and reaps them. The forkserver
+and resource tracker start with the stop signals blocked, so they live
+exactly as long as the main process (they leave when it does) and no
+stray signal kills the forkserver while its workers still need reaping. A
+worker whose main process has died (kill -9) exits by itself. On Dask,
+``stop()`` cancels the futures; a shard already running finishes on its
+worker and is dropped.
 
 Lost workers. A local worker that dies breaks the pool (the run fails
 loudly). Dask re-runs the tasks of a lost worker elsewhere, so the shard's
@@ -22,7 +30,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import signal
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -30,9 +37,12 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
-from cpmodel.core.result import SolveResult
+from cpmodel.core.result import UNKNOWN, SolveResult
+from cpmodel.run import interrupts
+from cpmodel.run.flags import EitherFlag, StopFlag
 
-_stop_event = None  # in a local worker: the pool's shared stop event
+CLOSE_GRACE = 2.0  # seconds stopped workers get to leave before they are killed
+_stop = None  # in a local worker: the pool's stop flag, or this worker's own
 
 
 def run_shard(job: Job) -> SolveResult:
@@ -40,18 +50,22 @@ def run_shard(job: Job) -> SolveResult:
     from cpmodel.run import engines
 
     control = Control(time_limit=job.time_limit)
-    if _stop_event is not None:
-        control.stop = _stop_event  # an Event across processes: is_set() and wait() as threading's
+    if _stop is not None:
+        control.stop = _stop
     started = time.process_time()
+    if control.stop.is_set():  # stopped before this shard began: nothing to search
+        return SolveResult(job.engine, UNKNOWN, False, 0, stopped_by="interrupt")
     result = engines.run(job, control)
     result.stats["cpu_seconds"] = time.process_time() - started  # what the shard cost, whatever the load
     return result
 
 
-def _init_local_worker(stop_event, main_pid: int) -> None:
-    global _stop_event
-    _stop_event = stop_event
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _init_local_worker(stop_flag, main_pid: int) -> None:
+    """A worker's start: a stop signal stops its search (the pool's flag or its own), never kills it."""
+    global _stop
+    own = threading.Event()
+    _stop = EitherFlag(stop_flag, own)
+    interrupts.stop_on_signals(lambda signum: own.set())
     _exit_when_orphaned(main_pid)
 
 
@@ -77,20 +91,47 @@ class LocalPool:
 
     def __init__(self, jobs: int):
         context = multiprocessing.get_context("forkserver")
-        self.stop_event = context.Event()
+        _start_helpers()
+        self.stop_flag = StopFlag(context)
         self.workers = jobs
         self.executor = ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_local_worker,
-                                            initargs=(self.stop_event, os.getpid()))
+                                            initargs=(self.stop_flag, os.getpid()))
         self.where = f"{jobs} local processes"
 
     def submit(self, job: Job) -> Future:
         return self.executor.submit(run_shard, job)
 
     def stop(self) -> None:
-        self.stop_event.set()
+        """Ask every worker to stop; returns at once (see cpmodel.run.flags)."""
+        self.stop_flag.set()
 
-    def close(self) -> None:
-        self.executor.shutdown(wait=True, cancel_futures=True)
+    def close(self, grace: float = CLOSE_GRACE) -> None:
+        """Shut the pool down: the workers get ``grace`` seconds to leave, then are killed; all are reaped."""
+        processes = list((self.executor._processes or {}).values())  # the executor keeps no public handle
+        self.executor.shutdown(wait=False, cancel_futures=True)
+        deadline = time.monotonic() + grace
+        for process in processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+        for process in processes:
+            if process.exitcode is None:
+                process.kill()
+                process.join(1.0)
+
+
+def _start_helpers() -> None:
+    """Start the forkserver (and the resource tracker) with the stop signals blocked.
+
+    They inherit the mask, so a signal to the whole group leaves them alone:
+    they leave when the main process does, and the forkserver is there to reap
+    the workers meanwhile. The tracker's own start unblocks SIGINT and SIGTERM
+    in the caller (it ignores those two itself), so it goes first, in a block
+    of its own: the forkserver must start with all four blocked."""
+    from multiprocessing import forkserver, resource_tracker
+
+    with interrupts.blocked():
+        resource_tracker.ensure_running()
+    with interrupts.blocked():
+        forkserver.ensure_running()
 
 
 class DaskPool:

@@ -1,48 +1,77 @@
-"""Ctrl-C and SIGTERM, handled the same way everywhere: stop, keep what was found, say so.
+"""Stop signals, handled the same way everywhere: stop, keep what was found, say so.
 
-Python turns SIGINT into ``KeyboardInterrupt`` wherever the main thread
-happens to be. :func:`install` makes SIGTERM do the same (as
-:class:`Terminated`, a ``KeyboardInterrupt``), so every place that already
-handles Ctrl-C (the supervisors, the sharded run, the portfolio) handles a
-polite kill too, and :func:`exit_code` later says which signal it was:
-130 for SIGINT, 143 for SIGTERM (128 + the signal number, as a shell does).
+Four signals ask a run to stop: SIGINT (Ctrl-C), SIGTERM (``kill``,
+``timeout``, ``docker stop``, systemd), SIGHUP (the terminal went away) and
+SIGQUIT (Ctrl-\\). Each ends the run with what was found so far and the exit
+code 128 + the signal's number, as a shell reports it: 130, 143, 129, 131.
 
-:func:`deferred` holds signals back while a document is written, so that a
-signal can never leave half a JSON document on stdout: the write finishes,
-then the process exits with the signal's code.
+In the main process. Python turns SIGINT into ``KeyboardInterrupt`` wherever
+the main thread happens to be; :func:`install` makes the other three do the
+same (as :class:`Terminated`, a ``KeyboardInterrupt``), so every place that
+handles Ctrl-C handles them too, and :func:`exit_code` later says which
+signal it was. Where an exception would lose an answer (a sharded run's
+merge, a document being written), :func:`deferred` holds signals back: within
+it they are only recorded, the block polls them (``mark.asked``) or simply
+runs to its end, and the exit code still says which signal came.
+
+In worker processes (shards, race entrants). A worker never dies of a stop
+signal: :func:`stop_on_signals` blocks the four signals in every thread and
+lets one thread wait for them, which then sets the worker's stop flag. The
+search winds down, and the worker hands back its partial result like any
+other. A signal to the whole process group (``timeout``, ``kill -- -PGID``)
+therefore stops everyone, and nobody's answer is lost.
 
 This module imports only the standard library: ``python -m cpmodel``
-installs it before anything heavy is imported, so even a Ctrl-C during the
-imports ends quietly with exit code 130.
+installs it before anything heavy is imported, so even a signal during the
+imports ends quietly with its exit code.
 """
 
 from __future__ import annotations
 
 import contextlib
 import signal
+import threading
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 received: int | None = None  # the first signal that asked us to stop
+_count = 0  # how many stop signals arrived so far (a Mark compares against it)
+_depth = 0  # how many deferred() blocks are open in the main thread
+_held_since = 0  # _count when the outermost one opened
 
 # What a run stopped before any search could report says, as one JSON document.
 NOTHING_FOUND = {"status": "unknown", "count": 0, "complete": False, "stopped_by": "interrupt", "solutions": []}
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM: handled exactly as Ctrl-C is, only the exit code differs."""
+    """SIGTERM, SIGHUP or SIGQUIT: handled exactly as Ctrl-C is, only the exit code differs."""
+
+    def __init__(self, signum: int = signal.SIGTERM):
+        super().__init__()
+        self.signum = signum
+
+
+def _record(signum: int) -> None:
+    global received, _count
+    received = received or signum
+    _count += 1
 
 
 def _raise(signum, frame) -> None:
-    global received
-    received = received or signum
-    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+    _record(signum)
+    raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
+
+
+def _hold(signum, frame) -> None:
+    _record(signum)
 
 
 def install() -> None:
-    """SIGINT and SIGTERM raise in the main thread (a no-op outside the main thread).
+    """The stop signals raise in the main thread (a no-op outside the main thread).
 
     A signal that was ignored when we started stays ignored, as Unix
     convention wants (``nohup``, or ``cmd &`` in a shell without job control)."""
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         try:
             if signal.getsignal(sig) != signal.SIG_IGN:
                 signal.signal(sig, _raise)
@@ -54,7 +83,7 @@ def note(exc: BaseException) -> None:
     """Remember a signal that arrived as an exception (a plain Ctrl-C before :func:`install`)."""
     global received
     if received is None and isinstance(exc, KeyboardInterrupt):
-        received = signal.SIGTERM if isinstance(exc, Terminated) else signal.SIGINT
+        received = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
 
 
 def exit_code(default: int = 0) -> int:
@@ -62,27 +91,82 @@ def exit_code(default: int = 0) -> int:
     return 128 + int(received) if received else default
 
 
+class Mark:
+    """The stop signals that arrived since the signals began to be held (the outermost
+    :func:`deferred` block), or since now outside one, or since now if ``fresh``:
+    ``asked`` is True once one did. A search started inside a held block thus
+    sees a signal that came while the block was still preparing it."""
+
+    def __init__(self, fresh: bool = False):
+        self.start = _held_since if _depth and not fresh else _count
+
+    @property
+    def asked(self) -> bool:
+        return _count > self.start
+
+
+
+def stop_asked() -> bool:
+    """Whether a stop signal came since the signals began to be held (see :class:`Mark`)."""
+    return Mark().asked
+
+
 @contextlib.contextmanager
 def deferred(reraise: bool = True):
-    """Within the block, SIGINT and SIGTERM are only recorded; the block runs to
-    its end, and then a signal that came meanwhile is raised as usual (unless
-    ``reraise`` is False: the last words of a run that is ending anyway)."""
-    caught: list[int] = []
-
-    def hold(signum, frame) -> None:
-        global received
-        received = received or signum
-        caught.append(signum)
-
+    """Within the block, stop signals are only recorded; the block runs to its
+    end (or polls the :class:`Mark` it is given), and then a signal that came
+    meanwhile is raised as usual, unless ``reraise`` is False: a run that
+    handles the stop itself, or the last words of one that is ending anyway.
+    Blocks nest: only the outermost one raises."""
+    global _depth, _held_since
     try:
-        previous = {sig: signal.signal(sig, hold) for sig in (signal.SIGINT, signal.SIGTERM)}
+        previous = {sig: signal.signal(sig, _hold) for sig in STOP_SIGNALS}
     except ValueError:  # not the main thread
-        yield
+        yield Mark()
         return
+    if _depth == 0:
+        _held_since = _count
+    _depth += 1
+    mark = Mark()
+    try:
+        yield mark
+    finally:
+        _depth -= 1
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if reraise and mark.asked and previous[received] is _raise:
+        raise KeyboardInterrupt() if received == signal.SIGINT else Terminated(received)
+
+
+def stop_on_signals(on_signal) -> None:
+    """In a worker process: a stop signal calls ``on_signal(signum)`` instead of killing us.
+
+    The signals are blocked in this thread, and so in every thread it starts
+    later (CP-SAT's among them), and a daemon thread takes them with
+    ``sigwait``. That works while the main thread sits in native code that
+    never returns to Python (a CP-SAT solve), where a Python signal handler
+    would only run after the search. Call it first thing in the worker, before
+    any other thread exists. Dispositions are reset to the default first: a
+    signal ignored by a parent (the forkserver ignores SIGINT) would be
+    discarded and never reach ``sigwait``."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    for sig in STOP_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+
+    def wait_for_signals() -> None:
+        while True:
+            on_signal(signal.sigwait(STOP_SIGNALS))
+
+    threading.Thread(target=wait_for_signals, name="stop-signals", daemon=True).start()
+
+
+@contextlib.contextmanager
+def blocked():
+    """The stop signals wait (pending, not lost) while the block runs: around a
+    fork or the start of a helper process, which inherits the mask and so never
+    dies of a signal meant for the run (see cpmodel.run.executors)."""
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
     try:
         yield
     finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    if reraise and caught and previous[caught[0]] is _raise:
-        raise Terminated() if caught[0] == signal.SIGTERM else KeyboardInterrupt()
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

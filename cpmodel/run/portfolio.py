@@ -38,7 +38,7 @@ How it runs.
 * Children are forked after the spec is built, so none reloads the lexicon
   or rebuilds tables; ortools is imported in the children that need it.
   They are forked from the main thread (:class:`Race`'s ``start``), with
-  SIGINT blocked across the fork, and only then is the waiting handed to
+  the stop signals blocked across the fork, and only then is the waiting handed to
   whichever thread shows progress.
 * Each child sends its streamed solutions and its final ``SolveResult`` over
   one queue. The parent forwards each solution the first time any engine
@@ -46,11 +46,16 @@ How it runs.
   the printed stream is the union of what the engines found so far; when
   the winner finishes, its complete set is the answer (and the stream is
   topped up from it).
-* No orphans: children ignore Ctrl-C (the terminal sends it to the whole
-  process group; the parent decides), die with the parent (Linux
-  PR_SET_PDEATHSIG), and are terminated and reaped before :func:`race`
-  returns. On the caller's stop (Ctrl-C, SIGTERM, the time limit) the
-  children are asked to stop and given a moment to hand back what they found.
+* Signals. A stop signal to a child (Ctrl-C and ``timeout`` signal the whole
+  process group) stops its search, never kills it
+  (cpmodel.run.interrupts.stop_on_signals): it sends back what it found, and
+  the parent, which got the same signal, reports the best answer any engine
+  gave. Should every child be gone without a word (kill -9), the solutions
+  they streamed are still the answer.
+* No orphans: children die with the parent (Linux PR_SET_PDEATHSIG) and are
+  killed and reaped before :func:`race` returns. On the caller's stop (a
+  signal, the time limit) the children are asked to stop and given a moment
+  to hand back what they found.
 """
 
 from __future__ import annotations
@@ -60,6 +65,7 @@ import multiprocessing
 import os
 import queue as queue_module
 import signal
+import threading
 import time
 from dataclasses import dataclass, field, replace
 
@@ -67,6 +73,8 @@ from cpmodel.core.control import Control
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import FOUND, GAVE_UP, UNKNOWN, SolveResult
 from cpmodel.run import engines as registry
+from cpmodel.run import interrupts
+from cpmodel.run.flags import EitherFlag, StopFlag
 
 GRACE = 1.0  # seconds a stopped child gets to send back its partial result (as cpmodel.run.supervise)
 _POLL = 0.05
@@ -171,31 +179,6 @@ class SharedIncumbent:
             lock.release()
 
 
-class StopFlag:
-    """``stop`` for the children: ``is_set``/``set``/``wait`` as a threading.Event,
-    one byte of shared memory and no lock.
-
-    Not a multiprocessing.Event: its lock is taken by every ``is_set`` and by
-    CP-SAT's watcher thread (``stop.wait(0.05)``, cpmodel.models.cpsat_run), and a child
-    that exits or is terminated inside one leaves it taken, after which the
-    parent's ``set()`` blocks for ever (seen: ``banana qqq`` hung)."""
-
-    def __init__(self, context):
-        self.flag = context.RawValue("b", 0)
-
-    def is_set(self) -> bool:
-        return bool(self.flag.value)
-
-    def set(self) -> None:
-        self.flag.value = 1
-
-    def wait(self, timeout: float | None = None) -> bool:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while not self.is_set() and (deadline is None or time.monotonic() < deadline):
-            time.sleep(0.01 if deadline is None else min(0.01, max(0.0, deadline - time.monotonic())))
-        return self.is_set()
-
-
 @dataclass
 class _Member:
     """One process of a race: stripe ``stripe`` of entrant ``team``."""
@@ -246,12 +229,14 @@ def gather(job: Job, plan: list[Entrant] | list[str], control: Control) -> list[
 
 def best_partial(results: list[SolveResult]) -> SolveResult:
     """No engine finished: prefer a found solution (the best objective, else the
-    most solutions), never a claim that the search was complete."""
+    most solutions), never a claim that the search was complete. With nothing
+    found, an engine that was cut short (its ``stopped_by`` is the real cause)
+    rather than a heuristic that ran dry."""
     if not results:
         raise RuntimeError("no engine returned a result")
     found = [r for r in results if r.status == FOUND]
     if not found:
-        return results[0]
+        return next((r for r in results if r.stopped_by not in (None, GAVE_UP)), results[0])
     if any(r.objective is not None for r in found):
         return min((r for r in found if r.objective is not None), key=lambda r: r.objective)
     return max(found, key=lambda r: r.count)
@@ -292,17 +277,16 @@ class Race:
         parent = os.getpid()
         stream = self.on_solution is not None or self.job.request.best or self.improve_for is not None
         gc.freeze()  # the spec stays shared, page for page, with the children
-        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # no Ctrl-C between fork and SIG_IGN
         try:
-            for index, member in enumerate(self.members):
-                start = _Start(self.plan[member.team].delay, self.go, parent, stream)
-                member.process = context.Process(
-                    target=_child_main, args=(member.job, index, self.messages, self.stop, self.incumbent, start),
-                    daemon=True)
-                member.process.start()
+            with interrupts.blocked():  # no signal between fork and the child's own signal thread
+                for index, member in enumerate(self.members):
+                    start = _Start(self.plan[member.team].delay, self.go, parent, stream)
+                    member.process = context.Process(
+                        target=_child_main, args=(member.job, index, self.messages, self.stop, self.incumbent, start),
+                        daemon=True)
+                    member.process.start()
         finally:
             self.started = True
-            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
             gc.unfreeze()
 
     def wait(self, control: Control) -> SolveResult:
@@ -339,7 +323,7 @@ class Race:
                 kind, index, payload = message
                 member = self.members[index]
                 if kind == "solution":
-                    forward.solution(payload)
+                    forward.solution(payload, member.job.engine)
                 elif kind == "result":
                     member.result = payload
                     team = self._team_result(member.team)
@@ -355,12 +339,16 @@ class Race:
         results = [r for r in (self._team_result(team, partial=True) for team in range(len(self.plan))) if r]
         if winner is not None:  # the winner itself, not a second merge of its stripes
             results = [winner if r.solver == winner.solver else r for r in results]
+        if winner is None and stopped_by is None and control.stop.is_set():
+            stopped_by = "interrupt"  # the engines stopped on the signal before we did
         if winner is not None:
             forward.top_up(winner)
         elif stopped_by and not self.wait_for_all:
             results = [_stopped(r, stopped_by) for r in results]
+        if not results and forward.seen and not self.wait_for_all:
+            results = [forward.as_result(stopped_by or "interrupt")]  # nobody reported: what they streamed
         errors = {str(self.plan[m.team]): m.error or "ended without a result" for m in self.members
-                  if m.result is None and (m.error or m.process.exitcode not in (0, None, -signal.SIGTERM))}
+                  if m.result is None and (m.error or m.process.exitcode not in (0, None, -signal.SIGTERM, -signal.SIGKILL))}
         return Outcome(results, winner, errors)
 
     def close(self) -> None:
@@ -430,22 +418,20 @@ def _state(result: SolveResult) -> str:
 
 
 def _stopped(result: SolveResult, reason: str) -> SolveResult:
-    """A result the parent cut short is labelled with the parent's reason."""
-    if result.complete:
+    """A result the parent cut short is labelled with the parent's reason (a heuristic
+    that had run dry before keeps its own)."""
+    if result.complete or result.stopped_by == GAVE_UP:
         return result
     return replace(result, stopped_by=reason)
 
 
 def _reap(processes) -> None:
-    """Terminate whoever is still running, then make sure every child is gone."""
+    """Kill whoever is still running (a stop signal would only ask it to stop), and reap every child."""
     for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(timeout=1.0)
         if process.is_alive():
             process.kill()
-            process.join()
+    for process in processes:
+        process.join()
 
 
 class _Forwarder:
@@ -455,11 +441,11 @@ class _Forwarder:
     def __init__(self, job: Job, on_solution, control: Control, incumbent: SharedIncumbent | None):
         self.job, self.on_solution, self.control, self.incumbent = job, on_solution, control, incumbent
         self.best = job.request.best
-        self.seen: set = set()
+        self.seen: dict = {}  # every solution forwarded (in order), and the engine that found it first
         self.first_seen: float | None = None
         self.objective = None
 
-    def solution(self, rows) -> None:
+    def solution(self, rows, engine: str | None = None) -> None:
         if self.first_seen is None:
             self.first_seen = time.monotonic()
         if rows in self.seen:
@@ -471,7 +457,7 @@ class _Forwarder:
             self.objective = self.control.objective = value
             if self.incumbent is not None:
                 self.incumbent.offer(value)  # what cp or CP-SAT found helps the backtracker's stripes
-        self.seen.add(rows)
+        self.seen[rows] = engine
         self.control.solutions = len(self.seen)
         if self.on_solution is not None:
             self.on_solution(rows)
@@ -479,6 +465,13 @@ class _Forwarder:
     def past(self, improve_for: float | None) -> bool:
         """The improvement time after the first solution is over."""
         return improve_for is not None and self.first_seen is not None and time.monotonic() - self.first_seen > improve_for
+
+    def as_result(self, stopped_by: str) -> SolveResult:
+        """What the engines streamed, as a partial result (no engine reported one of its own)."""
+        solutions = list(self.seen)[-1:] if self.best else list(self.seen)
+        engine = self.seen[solutions[-1]] or self.job.engine
+        return SolveResult(engine, FOUND, False, len(solutions), solutions, self.control.elapsed(),
+                           stopped_by, self.objective if self.best else None)
 
     def top_up(self, winner: SolveResult) -> None:
         """Forward the winner's solutions that no engine had streamed yet."""
@@ -503,10 +496,11 @@ class _Start:
 
 
 def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) -> None:
-    """Run one engine and send back its solutions and result (never raises)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the parent, which stops us
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # terminate() ends us at once
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    """Run one engine and send back its solutions and result (never raises).
+    A stop signal stops the search (``own``), as the race's stop does."""
+    own = threading.Event()
+    interrupts.stop_on_signals(lambda signum: own.set())
+    stop = EitherFlag(stop, own)
     _die_with_parent(start.parent)
     waited = _head_start(start, stop)
     control = job.new_control(stop=stop)
@@ -526,7 +520,7 @@ def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) 
     messages.join_thread()
 
 
-def _head_start(start: _Start, stop: StopFlag) -> float:
+def _head_start(start: _Start, stop: EitherFlag) -> float:
     """Wait out the favourite's head start (or until ``go`` or ``stop``); the seconds waited."""
     began = time.monotonic()
     deadline = began + start.delay
@@ -536,11 +530,11 @@ def _head_start(start: _Start, stop: StopFlag) -> float:
 
 
 def _die_with_parent(parent: int) -> None:
-    """Ask Linux to send us SIGTERM if the parent dies; elsewhere, do nothing."""
+    """Ask Linux to kill us if the parent dies (nobody is left to report to); elsewhere, do nothing."""
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
         return
     if os.getppid() != parent:  # the parent died before prctl took effect

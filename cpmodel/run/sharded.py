@@ -7,6 +7,14 @@ returns the merged answer. --best shares its bound: every shard is submitted
 with the best objective found so far, so later shards only look for better ones.
 :func:`run_streaming` is the unsharded --jsonl run (--jobs 1).
 
+Signals. A sharded run holds the stop signals (cpmodel.run.interrupts.deferred)
+from start to end and polls them between merges: a signal never lands in the
+middle of a merge, so a shard result that arrived is merged, checkpointed and
+streamed exactly once, and the count always equals what was streamed,
+whether the signal comes before, during or after the last shard. After a
+stop the shards in flight get a moment to hand back what they found, and the
+pool is closed with a deadline (cpmodel.run.executors).
+
 Nothing here prints an answer: solutions go to a *sink* the caller builds
 (an object with ``solutions(rows_list)``; the command line's formats rich,
 JSON or JSON lines, see cpmodel.show.output), and the answer is returned.
@@ -25,6 +33,9 @@ from rich.text import Text
 
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import SolveResult
+from cpmodel.run import interrupts
+
+DRAIN_SECONDS = 3.0  # how long stopped shards in flight get to hand back what they found
 
 
 @dataclass(frozen=True)
@@ -122,7 +133,13 @@ class Progress:
 
 def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink) -> Sharded:
     """Run ``job`` as shards; ``sink.solutions`` gets each batch of validated solutions as it
-    is merged (not for --best: its optimum is known only at the end)."""
+    is merged (not for --best: its optimum is known only at the end). A stop signal since the
+    caller began holding them (cpmodel.run.interrupts.Mark) stops the run."""
+    with interrupts.deferred(reraise=False) as signals:
+        return _run_sharded(job, options, label, stderr, sink, signals)
+
+
+def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink, signals) -> Sharded:
     from cpmodel.run.checkpoint import Checkpoint
     from cpmodel.run.executors import open_pool
     from cpmodel.run.shards import Merger, job_key, split
@@ -131,7 +148,8 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
     chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards, plan_workers(options))
-    merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
+    # only one JSON document needs every solution at the end: the others stream them (memory stays flat)
+    merger = Merger(job, len(shards), keep_solutions=options.output == "json" and not job.request.count_only)
     checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), shards) if options.checkpoint else None
     for shard_id, result in (checkpoint.records.items() if checkpoint else ()):  # verified on opening
         merger.add(shard_id, result, resumed=True)
@@ -141,7 +159,10 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
     pool = open_pool(options.jobs, options.scheduler)
     try:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
-            stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress)
+            stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress, signals)
+    except BaseException:  # stdout closed (| head), a bug: the shards in flight must not run on
+        pool.stop()
+        raise
     finally:
         pool.close()
         if checkpoint:
@@ -154,40 +175,42 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
     return Sharded(result, extra, stopped_by)
 
 
-def _drive(pool, pending, job: Job, merger, checkpoint, sink, progress: Progress) -> str | None:
-    """Keep 2 shards per worker in flight until all are done.
+def _drive(pool, pending, job: Job, merger, checkpoint, sink, progress: Progress,
+           signals: interrupts.Mark | None = None) -> str | None:
+    """Keep 2 shards per worker in flight until all are done, a stop signal comes
+    (``signals.asked``) or the time runs out.
 
-    Returns why it stopped early: None when every shard finished. Ctrl-C and
-    SIGTERM (cpmodel.run.interrupts) arrive here as KeyboardInterrupt."""
+    Returns why it stopped early: None when every shard finished."""
     from cpmodel.run.shards import with_bound
 
+    signals = signals or interrupts.Mark()
     deadline = None if job.time_limit is None else time.monotonic() + job.time_limit
     window = 2 * pool.workers
     queue = list(reversed(pending))  # pop() from the end takes the lowest id first
     in_flight: dict = {}
     stopped_by = None
-    try:
-        while queue or in_flight:
-            while queue and len(in_flight) < window and stopped_by is None:
-                left = None if deadline is None else deadline - time.monotonic()
-                if left is not None and left <= 0:
-                    stopped_by = "time-limit"
-                    break
-                shard = queue.pop()
-                in_flight[pool.submit(with_bound(shard.job, merger.bound, left))] = shard
-            if not in_flight:
+    while (queue or in_flight) and not signals.asked:
+        while queue and len(in_flight) < window and stopped_by is None:
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                stopped_by = "time-limit"
                 break
-            finished, _ = wait(in_flight, timeout=0.25, return_when=FIRST_COMPLETED)
-            for future in finished:
-                _collect(in_flight.pop(future), future.result(), merger, checkpoint, sink)
-            progress.update(len(merger.done), merger.found)
-    except KeyboardInterrupt:
+            shard = queue.pop()
+            in_flight[pool.submit(with_bound(shard.job, merger.bound, left))] = shard
+        if not in_flight:
+            break
+        finished, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
+        for future in finished:
+            _collect(in_flight.pop(future), future.result(), merger, checkpoint, sink)
+        progress.update(len(merger.done), merger.found)
+    if signals.asked:
         stopped_by = "interrupt"
+    if in_flight:
         pool.stop()
         _drain(in_flight, merger, checkpoint, sink)
     progress.update(len(merger.done), merger.found, final=True)
     if stopped_by is None and not merger.finished:
-        stopped_by = "time-limit"
+        stopped_by = merger.stopped_by or "time-limit"
     return None if merger.finished else stopped_by
 
 
@@ -200,16 +223,17 @@ def _collect(shard, result: SolveResult, merger, checkpoint, sink) -> None:
         sink.solutions(result.solutions)
 
 
-def _drain(in_flight: dict, merger, checkpoint, sink, timeout: float = 5.0) -> None:
-    """After a stop: take what the shards in flight found before they stopped
-    (a second Ctrl-C skips the wait)."""
-    try:
-        finished, _ = wait(in_flight, timeout=timeout)
-    except KeyboardInterrupt:
-        finished = [future for future in in_flight if future.done()]
-    for future in finished:
-        if not future.cancelled() and future.exception() is None:
-            _collect(in_flight[future], future.result(), merger, checkpoint, sink)
+def _drain(in_flight: dict, merger, checkpoint, sink, seconds: float = DRAIN_SECONDS) -> None:
+    """After a stop: take what the shards in flight found before they stopped.
+    A further signal skips the wait; a shard still running then is left to the pool's close."""
+    hurry = interrupts.Mark(fresh=True)
+    deadline = time.monotonic() + seconds
+    while in_flight and time.monotonic() < deadline and not hurry.asked:
+        finished, _ = wait(in_flight, timeout=0.05, return_when=FIRST_COMPLETED)
+        for future in finished:
+            shard = in_flight.pop(future)
+            if not future.cancelled() and future.exception() is None:
+                _collect(shard, future.result(), merger, checkpoint, sink)
 
 
 def run_streaming(job: Job, label: str, stderr: Console, sink) -> tuple[SolveResult, bool]:

@@ -173,6 +173,7 @@ class Merger:
         self.best: tuple[int, int] | None = None
         self.best_rows: tuple[str, ...] | None = None
         self.nodes = self.branches = 0
+        self.stopped_by: str | None = None  # why the first shard that did not finish stopped
         self.cpu_seconds = 0.0  # the shards' own CPU time, summed (what the work costs on an idle core)
 
     @property
@@ -184,6 +185,8 @@ class Merger:
         if result.complete:
             self.done.add(shard_id)
             self.resumed += resumed
+        else:
+            self.stopped_by = self.stopped_by or result.stopped_by
         self.nodes += result.stats.get("nodes", 0)
         self.branches += result.stats.get("branches", 0)
         self.cpu_seconds += result.stats.get("cpu_seconds", 0.0)

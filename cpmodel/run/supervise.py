@@ -1,8 +1,9 @@
 """Run a solver in a worker thread while the main thread shows progress.
 
 The main thread only waits, redraws a one-line progress display on stderr
-(count, rate, elapsed) and hands streamed solutions to a printer. Ctrl-C
-and SIGTERM (cpmodel.run.interrupts) arrive in the main thread, which sets
+(count, rate, elapsed) and hands streamed solutions to a printer. It holds
+the stop signals (cpmodel.run.interrupts) and polls them: a signal never
+lands in the middle of printing a solution; the main thread sets
 ``control.stop``; the solvers poll it, stop, and return what they found
 with an honest ``unknown``/``found``. An engine that cannot poll for a
 while (CP-SAT copying a huge model) is given GRACE seconds, then left
@@ -33,6 +34,7 @@ class Supervisor:
     def __init__(self, control: Control, label: str, stderr: Console, printer: Callable | None = None,
                  engine: str | None = None, batch_printer: Callable | None = None):
         self.control = control
+        self.signals = interrupts.Mark()  # the stop signals since the caller began holding them, or since now
         self.label = label
         self.engine = engine  # the engine's name: its SolveResult can be made up if it must be abandoned
         self.stderr = stderr
@@ -69,20 +71,16 @@ class Supervisor:
                 done.set()
 
         threading.Thread(target=work, daemon=True).start()
-        # Wait by sleeping, not Thread.join: a Ctrl-C that interrupts join() can
-        # leave is_alive() False while the worker still runs (a CPython pitfall).
-        with Live(self._line(), console=self.stderr, transient=True, redirect_stdout=False, redirect_stderr=False) as live:
+        with interrupts.deferred(reraise=False), \
+                Live(self._line(), console=self.stderr, transient=True, redirect_stdout=False,
+                     redirect_stderr=False) as live:
             while not done.is_set() and not self._overdue():
-                try:
-                    time.sleep(0.1)
-                    self._print_streamed(live)
-                    live.update(self._line())
-                except KeyboardInterrupt:
+                if self.signals.asked and not self.interrupted:
                     self._stop()
-            try:
+                done.wait(0.05)
                 self._print_streamed(live)
-            except KeyboardInterrupt:  # a second Ctrl-C: every queued solution is out already
-                self._stop()
+                live.update(self._line())
+            self._print_streamed(live)
         if "error" in outcome:
             raise outcome["error"]
         return outcome["result"] if done.is_set() else self._abandoned()
@@ -110,23 +108,22 @@ class Supervisor:
                            stats={"abandoned": f"did not stop within {GRACE:g} s of being asked"})
 
     def _print_streamed(self, live: Live) -> None:
-        """Print the solutions queued so far. A signal waits until they are printed (it is
-        raised after): one landing between taking a solution and printing it lost that line,
-        while the summary still counted it. Only those queued at the start: an engine that
-        streams faster than we print would otherwise hold the signal off for ever."""
+        """Print the solutions queued so far (signals are held meanwhile: one landing between
+        taking a solution and printing it would lose that line, while the summary still
+        counted it). Only those queued at the start: an engine that streams faster than we
+        print would otherwise keep us from polling the signals."""
         queued = self.streamed.qsize()
         if not queued:
             return
-        with interrupts.deferred():
-            live.stop()  # keep the progress line from tearing through printed grids
-            batch = [self.streamed.get() for _ in range(queued)]
-            self.shown.extend(batch)
-            if self.batch_printer is not None:
-                self.batch_printer(batch)
-            else:
-                for rows in batch:
-                    self.printer(rows)
-            live.start()
+        live.stop()  # keep the progress line from tearing through printed grids
+        batch = [self.streamed.get() for _ in range(queued)]
+        self.shown.extend(batch)
+        if self.batch_printer is not None:
+            self.batch_printer(batch)
+        else:
+            for rows in batch:
+                self.printer(rows)
+        live.start()
 
     def _line(self) -> Text:
         elapsed = self.control.elapsed()

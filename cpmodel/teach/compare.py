@@ -15,6 +15,11 @@ rectangles and Wordscapes, valid layouts for Bananagrams (layouts are not
 unique). An engine stopped by the limit still makes the agreement
 "undecided", never a pass. The ratio is the fastest exact *model* engine
 (cp or CP-SAT) over the backtracker.
+
+A stop signal ends the suite within a second and keeps the rows already
+finished: with a console to show progress on, each engine runs under a
+supervisor (cpmodel.run.supervise) that polls the held signals, and the case
+in progress is dropped (its engines did not all finish).
 """
 
 from __future__ import annotations
@@ -84,14 +89,21 @@ class Row:
         return self.results[model].seconds / max(self.results["backtrack"].seconds, 1e-6)
 
 
-def run_suite(lexicon, time_limit: float, progress=None, quick: bool = False) -> list[Row]:
-    _warm_up()
+def run_suite(lexicon, time_limit: float, progress=None, quick: bool = False, stderr=None) -> list[Row]:
+    """Every case's row, in order; fewer when a stop signal came (``interrupts.stop_asked()``).
+    ``stderr``: a rich Console for each engine's progress line (and its prompt stop)."""
+    from cpmodel.run import interrupts
 
+    _warm_up()
     rows = []
     for case in cases(lexicon, quick):
+        if interrupts.stop_asked():
+            break
         if progress:
             progress(case.puzzle, case.label)
-        rows.append(run_case(case, time_limit))
+        row = run_case(case, time_limit, stderr)
+        if row is not None:
+            rows.append(row)
     return rows
 
 
@@ -105,10 +117,21 @@ def _warm_up() -> None:
     cp_model.CpSolver()
 
 
-def run_case(case: Case, time_limit: float) -> Row:
-    from cpmodel.run import engines
+def run_case(case: Case, time_limit: float, stderr=None) -> Row | None:
+    """The case on each of its engines; None when a stop signal cut it short."""
+    from cpmodel.run import engines, interrupts
+    from cpmodel.run.supervise import Supervisor
 
-    results = {name: engines.run(case.job.with_engine(name), Control(time_limit=time_limit)) for name in case.engines}
+    results = {}
+    for name in case.engines:
+        job, control = case.job.with_engine(name), Control(time_limit=time_limit)
+        if stderr is None:
+            results[name] = engines.run(job, control)
+        else:
+            supervisor = Supervisor(control, f"{name} {case.puzzle} {case.label}", stderr, engine=name)
+            results[name] = supervisor.run(lambda: engines.run(job, control))
+        if interrupts.stop_asked():
+            return None
     return Row(case, results, agreement(list(results.values()), case.kind))
 
 
