@@ -48,6 +48,14 @@ def _quick(line: str) -> str | None:
     command, redirect = re.match(r"(.*?)(\s*[>|].*)?$", line).groups()
     words = shlex.split(command)
     puzzle = words[3]
+    if puzzle == "serve":  # serve until a SIGTERM after a few seconds, on a free port; it must end with 143
+        if not (_has("starlette") and _has("uvicorn")):
+            return None
+        options = words[4:]
+        if "--port" in options:
+            options[options.index("--port") + 1] = "0"
+        return (f"timeout --preserve-status -s TERM 6 {sys.executable} -m cpmodel serve --port 0 "
+                f"{shlex.join(options)}; test $? -eq 143")
     extra = []
     if puzzle in SOLVING and not {"--dict", "--row-dict", "--col-dict"} & set(words):
         extra += ["--top", "300" if puzzle == "rect" else "3000"]  # enough for "cats" in the layout examples

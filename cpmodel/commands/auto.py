@@ -93,6 +93,7 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
                   stderr: Console, describe=None) -> int:
     """Race ``plan`` on ``job`` and print the answer; ``output`` is rich, json or jsonl."""
     from cpmodel.run.portfolio import Race
+    from cpmodel.run import watch
     from cpmodel.run.supervise import Supervisor
 
     request = job.request
@@ -104,7 +105,7 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
     names = " + ".join(str(entrant) for entrant in plan)
     with interrupts.deferred(reraise=False):  # a signal stops the race, never cuts the document
         supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines)
-        with Race(job, plan, supervisor.stream if printer or lines else None) as running:
+        with Race(job, plan, supervisor.stream if printer or lines or watch.watching() else None) as running:
             result = supervisor.run(lambda: running.wait(control))
         if output != "rich":
             doc = portfolio_document(header, job, result)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+from functools import lru_cache
 
 from rich.console import Console
 
@@ -184,9 +185,16 @@ def check_layout(args, stdout: Console, stderr: Console) -> int:
 
 def word_table(args, stderr: Console):
     """The lexicon as the backtracker's word table (``--top``: per length)."""
+    return table_of(load_lexicon(args.dict, stderr, args.top).words)
+
+
+@lru_cache(maxsize=1)
+def table_of(words: tuple[str, ...]):
+    """The word table of ``words``, kept for the next command in this process (the web app's
+    workers fork from a process that built it once, cpmodel/web/worker.py)."""
     from heuristics.bananagrams import WordTable
 
-    return WordTable.of_lexicon(load_lexicon(args.dict, stderr, args.top).words)
+    return WordTable.of_lexicon(words)
 
 
 def rows_to_cells(rows) -> dict:

@@ -230,9 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     grid = puzzles.add_parser("grid", help="all words on a Boggle/WordHero/Scramble board, scored")
     grid.add_argument("board", nargs="?", help="tiles row by row, '/' between rows (default 4x4); [qu] or Qu; +2 +3 *2 *3")
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
-    grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board (simulated annealing)")
+    grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board, 2x2 to 5x5 (pool hill climbing beside annealing, every core)")
+    grid.add_argument("--score-file", metavar="FILE", help="print the total of each board in FILE (one per line; - for stdin)")
+    grid.add_argument("--jobs", type=POSITIVE, metavar="N", help="processes for --best and --prove (default: all cores)")
     grid.add_argument("--seed", type=int, default=0, help="seed for --random and --best")
-    grid.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="for --best")
+    grid.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS", help="for --best (default 60 s; none with --prove)")
     grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle", help="scoring table")
     grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/core/scoring.py)")
     grid.add_argument("--min", type=POSITIVE, default=3, help="shortest word")
@@ -240,6 +242,18 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--show", type=NON_NEGATIVE, default=20, help="words drawn with their paths")
     _lexicon_options(grid)
     grid.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+    grid.add_argument("--prove", action="store_true", help="with --best (up to 3x4): prove the optimum by branch and bound over board classes")
+    grid.add_argument("--scheduler", metavar="ADDRESS", help="--prove: run the shards on a Dask cluster")
+    grid.add_argument("--shards", type=POSITIVE, metavar="N", help="--prove: shards to cut the classes into (default 64, or 256 with --checkpoint/--scheduler)")
+    grid.add_argument("--checkpoint", metavar="FILE", help="--prove: record finished shards in FILE; rerun with the same FILE to resume")
+
+    serve = puzzles.add_parser("serve", help="the web app: every puzzle as a page, and a JSON API (pip install -e '.[web]')")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 opens it to the network)")
+    serve.add_argument("--port", type=whole(0, 65535), default=8000, help="port (0: any free one)")
+    serve.add_argument("--jobs", type=whole(1, 64), default=max(1, os.cpu_count() or 1), metavar="N",
+                       help="solves run at once, each in its own process")
+    serve.add_argument("--queue", type=whole(0, 1000), default=32, metavar="N",
+                       help="solves that may wait for a worker; beyond that the answer is busy (503)")
 
     lexicon = puzzles.add_parser("lexicon", help="print the dictionary's words, most common first, one per line")
     lexicon.add_argument("--length", type=POSITIVE, metavar="N", help="only words of N letters (default: every length)")

@@ -33,7 +33,7 @@ from rich.text import Text
 
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import SolveResult
-from cpmodel.run import interrupts
+from cpmodel.run import interrupts, watch
 
 DRAIN_SECONDS = 3.0  # how long stopped shards in flight get to hand back what they found
 
@@ -115,6 +115,8 @@ class Progress:
         if self.first_done is None:
             self.first_done = done
         line = self.line(done, solutions)
+        watch.tell("progress", line=line, found=solutions, shards_done=done, shards=self.total,
+                   seconds=round(time.monotonic() - self.started, 2))
         if self.live:
             self.live.update(Text(line, style="cyan"))
         elif final or time.monotonic() - self.last_plain >= 5.0:
@@ -221,6 +223,8 @@ def _collect(shard, result: SolveResult, merger, checkpoint, sink) -> None:
     merger.add(shard.id, result)
     if not merger.job.request.best:
         sink.solutions(result.solutions)
+        if result.solutions and watch.watching():
+            watch.tell("solutions", batch=[list(rows) for rows in result.solutions[:20]])
 
 
 def _drain(in_flight: dict, merger, checkpoint, sink, seconds: float = DRAIN_SECONDS) -> None:
