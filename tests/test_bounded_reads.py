@@ -30,6 +30,8 @@ FILE_OPTIONS = {
     "banana --peel": ["banana", "abc", "--peel", "{}"],
     "grid --dict": ["grid", "abcdefghijklmnop", "--dict", "{}"],
     "grid --score-table": ["grid", "abcdefghijklmnop", "--score-table", "{}"],
+    "grid --score-file": ["grid", "--score-file", "{}"],
+    "grid --prove --checkpoint": ["grid", "--best", "2x2", "--prove", "--checkpoint", "{}"],
     "lexicon --dict": ["lexicon", "--dict", "{}"],
     "compare --dict": ["compare", "--quick", "--dict", "{}"],
     "explain rect --dict": ["explain", "rect", "3x3", "--dict", "{}"],
@@ -139,6 +141,14 @@ def test_a_fifo_in_place_of_the_cache_is_not_read(tmp_path, monkeypatch):
     os.mkfifo(cache)
     again = lexicon.load_default()  # before: blocked forever on the FIFO
     assert again.words == first.words and cache.is_file()
+
+
+def test_a_stream_without_newlines_on_stdin_is_refused():
+    """``--score-file -`` streams stdin; /dev/zero there was one endless line gathered in memory."""
+    with open("/dev/zero", "rb") as zeros:
+        proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--score-file", "-"], stdin=zeros, cwd=ROOT,
+                              capture_output=True, text=True, timeout=30)
+    refused(proc, "board file line 1 is longer than 65,536 characters")
 
 
 def test_a_deeply_nested_json_layout_is_one_line(tmp_path):

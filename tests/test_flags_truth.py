@@ -71,7 +71,7 @@ def test_estimate_documents_match_their_section(tmp_path, puzzle):
     proc = run_cli(*args, "--count", "--estimate", "--json", timeout=120)
     assert proc.returncode == 0, proc.stderr
     doc = json.loads(proc.stdout)
-    required, optional = _section("`--estimate`")
+    required, optional = _section("Estimating")
     assert required <= doc.keys() <= required | optional
     estimate = doc["estimate"]
     assert {"first_line_words", "sampled_shards", "cpu_hours", "workers_for_one_hour", "shards", "engine"} <= estimate.keys()
