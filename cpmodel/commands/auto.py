@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
@@ -49,7 +50,7 @@ def choose_engines(text: str, puzzle: str, best: bool = False) -> list[str]:
     from cpmodel.run.engines import engines_for
 
     known, able = engines_for(puzzle), engines_for(puzzle, best)
-    value = text.strip().lower()
+    value = ascii_lower(text.strip())
     if value == AUTO:
         return [AUTO]
     if value == BOTH:
