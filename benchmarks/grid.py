@@ -1,101 +1,244 @@
-"""Benchmark: grid word search speed, and the search for a high-scoring board.
+"""Benchmark: the compiled grid scorer and the best-board search, beside danvk's C++.
 
-    python benchmarks/grid.py [--quick] [--boards 500] [--anneal-seconds 300] [--seed 1]
+    python benchmarks/grid.py --dict ENABLE2K --danvk DIR [--boards 20000] [--seconds 60] [--seeds 1]
+    python benchmarks/grid.py --dict ENABLE2K --danvk DIR --quick      # about 3 minutes
 
-1. Scoring random boards rolled from the classic dice (seeded): the
-   score-only walk used by the annealing against the full search that keeps
-   every word's best path, side by side on the same boards.
-2. ``--best 4x4``: simulated annealing against plain hill climbing (the same
-   search with temperature 0), same seed, same time budget, on the default
-   lexicon. Reports the best score and when each reached 3,000 points.
+``DIR`` is an extracted danvk/hybrid-boggle (``git archive``); its pybind11
+module is built there as its ``build.sh`` does, when missing (needs a C++
+compiler and ``pip install --target /tmp/pyb pybind11``; pass ``--pybind11
+/tmp/pyb``). Nothing of it enters this project: it is only a yardstick.
+Without ``--danvk`` its rows are left out.
+
+1. Scoring: one file of random 4×4 boards (uniform letters, ``Qu`` for q,
+   fixed seed), scored on one core by the kernel (:class:`BatchScorer`),
+   by the pure-Python reference (:func:`heuristics.grid.boggle_total`, on the
+   first ``--reference-boards`` of them) and by danvk's C++ ``Boggler``
+   (called per board from Python, as its ``boggle/perf.py`` does). Equal totals
+   are asserted. Also ``grid --score-file`` as a whole process.
+2. Best boards: ``grid --best 4x4`` (every core: hill climber beside annealing)
+   against danvk's ``boggle/hillclimb.py`` (pool 500, one run per core), same
+   seconds, points reached against time, per seed.
 """
 
 from __future__ import annotations
 
 import argparse
+import glob
 import json
-import statistics
+import os
+import random
+import re
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
 import time
 from pathlib import Path
 
+import numpy as np
 from rich.console import Console
 from rich.table import Table
 
-from cpmodel.core.lexicon import load_default
-from cpmodel.core.scoring import score_table
-from heuristics import grid
-from heuristics.words import build_trie
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cpmodel.core.boards import parse_grid  # noqa: E402
+from cpmodel.core.lexicon import load_file  # noqa: E402
+from cpmodel.core.scoring import score_table  # noqa: E402
+from heuristics import grid, grid_kernel  # noqa: E402
+from heuristics.words import build_trie  # noqa: E402
+
+OPTIMUM_4X4 = 3625  # perslatgsineters on ENABLE2K (danvk, proven)
 
 
-def scoring_speed(trie, boards: int, seed: int) -> list[dict]:
+def write_boards(path: Path, count: int, seed: int) -> list[str]:
+    """``count`` random 4×4 boards, uniform letters, one per line (``Qu`` for q)."""
+    rng = random.Random(seed)
+    boards = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(16)) for _ in range(count)]
+    path.write_text("".join(b.replace("q", "Qu") + "\n" for b in boards))
+    return boards
+
+
+def danvk_module(directory: Path | None, pybind11: str | None):
+    """danvk's cpp_boggle, built in ``directory`` as its build.sh does when missing; None without it."""
+    if directory is None:
+        return None
+    suffix = sysconfig.get_config_var("EXT_SUFFIX")
+    target = directory / f"cpp_boggle{suffix}"
+    if not target.exists():
+        env = dict(os.environ, PYTHONPATH=pybind11 or "")
+        includes = subprocess.run([sys.executable, "-m", "pybind11", "--includes"], env=env, capture_output=True,
+                                  text=True, check=True).stdout.split()
+        sources = ["cpp_boggle.cc", "trie.cc", "arena.cc", "eval_node.cc", "symmetry.cc"]
+        subprocess.run(["c++", "-Wall", "-shared", "-std=c++20", "-fPIC", "-march=native", "-Wno-sign-compare", "-O3",
+                        *includes, *sources, "-o", str(target)],
+                       cwd=directory / "cpp", check=True)
+    sys.path.insert(0, str(directory))
+    import cpp_boggle
+
+    return cpp_boggle
+
+
+def timed(score_all) -> tuple[list[int], float]:
+    started = time.perf_counter()
+    totals = score_all()
+    return [int(t) for t in totals], time.perf_counter() - started
+
+
+def scoring(words, dict_path: str, boards: list[str], board_file: Path, reference_count: int, danvk) -> list[dict]:
     table = score_table("boggle")
-    adjacent, points = grid.neighbours(4, 4), grid.points_by_length(table)
-    rolled = [grid.roll_dice(seed + k) for k in range(boards)]
     rows = []
-    for name, score in [
-        ("score only (annealing objective)", lambda b: grid.boggle_total([t.text for t in b.tiles], adjacent, trie, points)),
-        ("all words with paths (grid command)", lambda b: sum(w.score for w in grid.find_words(b, trie, table))),
-    ]:
-        times, totals = [], []
-        for board in rolled:
-            started = time.perf_counter()
-            totals.append(score(board))
-            times.append(time.perf_counter() - started)
-        rows.append({"method": name, "boards": boards, "mean_ms": round(1000 * statistics.mean(times), 3),
-                     "median_ms": round(1000 * statistics.median(times), 3), "boards_per_s": round(boards / sum(times)),
-                     "mean_total": round(statistics.mean(totals), 1), "totals": totals})
-    assert rows[0]["totals"] == rows[1]["totals"], "the two scorers disagree"
+    alphabet = grid_kernel.build_alphabet_trie(words)
+    batch = grid_kernel.BatchScorer(alphabet, 4, 4, table)
+    codes = np.array([[ord(c) - 97 for c in b] for b in boards], np.int8)
+    batch.scores(codes[:10])  # load the compiled code before the clock starts
+    kernel, seconds = timed(lambda: batch.scores(codes))
+    rows.append({"method": "kernel (numba, BatchScorer)", "boards": len(boards), "seconds": seconds, "totals": kernel})
+    if danvk is not None:
+        their_trie = danvk.Trie.create_from_file(dict_path)  # the Boggler keeps a raw pointer: keep it alive
+        boggler = danvk.Boggler44(their_trie)
+        theirs, seconds = timed(lambda: [boggler.score(b) for b in boards])
+        rows.append({"method": "danvk C++ Boggler (pybind11)", "boards": len(boards), "seconds": seconds, "totals": theirs})
+        assert theirs == kernel, "the kernel and danvk's C++ disagree"
+    trie = build_trie(words)
+    adjacent, points = grid.neighbours(4, 4), grid.points_by_length(table, 33)
+    subset = boards[:reference_count]
+    reference, seconds = timed(lambda: [grid.boggle_total(["qu" if c == "q" else c for c in b], adjacent, trie, points)
+                                        for b in subset])
+    rows.append({"method": "Python reference (dict trie)", "boards": len(subset), "seconds": seconds, "totals": reference})
+    assert reference == kernel[:len(subset)], "the kernel and the Python reference disagree"
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--score-file", str(board_file), "--dict", dict_path],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    seconds = time.perf_counter() - started
+    from_file = [int(line) for line in proc.stdout.split()]
+    assert from_file == kernel, "grid --score-file disagrees with the kernel"
+    rows.append({"method": "grid --score-file (whole process)", "boards": len(boards), "seconds": seconds, "totals": from_file})
     for r in rows:
-        r["ratio"] = round(r["mean_ms"] / rows[0]["mean_ms"], 2)
-        del r["totals"]
+        r["boards_per_s"] = round(r["boards"] / r["seconds"])
+    fastest_c = next((r for r in rows if r["method"].startswith("danvk")), None)
+    for r in rows:
+        r["vs_danvk"] = round(r["boards_per_s"] / fastest_c["boards_per_s"], 3) if fastest_c else None
+        r["seconds"] = round(r["seconds"], 3)
+        r["total_score"] = sum(r.pop("totals"))
     return rows
 
 
-def annealing(trie, seconds: float, seed: int) -> list[dict]:
-    table = score_table("boggle")
-    rows = []
-    for name, start_temperature in [("simulated annealing (T 40→1)", 40.0), ("hill climbing (T = 0)", 0.0)]:
-        result = grid.best_board(4, 4, trie, table, seed, seconds, start_temperature=start_temperature)
-        reached = next((t for t, s in result.history if s >= 3000), None)
-        rows.append({"method": name, "seed": seed, "seconds": round(result.seconds, 1), "best": result.score,
-                     "board": result.board.notation(), "evaluations": result.evaluations,
-                     "seconds_to_3000": reached, "history": result.history})
-    return rows
+def ours(dict_path: str, size: str, seconds: float, seed: int) -> dict:
+    """``grid --best`` as a user runs it; the history is its own (seconds since the search began)."""
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--best", size, "--time-limit", str(seconds),
+                           "--seed", str(seed), "--dict", dict_path, "--json"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=seconds + 300)
+    doc = json.loads(proc.stdout)
+    return {"method": "grid --best (hill climber + annealing)", "size": size, "seed": seed, "best": doc["total"],
+            "board": doc["board"], "evaluations": doc["evaluations"], "history": doc["history"],
+            "wall_seconds": round(time.perf_counter() - started, 1)}
+
+
+def theirs(directory: Path, dict_path: str, size: str, seconds: float, seed: int, threads: int) -> dict:
+    """danvk's hillclimb.py (pool 500) for ``seconds``, ``threads`` runs at once; its
+    improvements timed as its output arrives."""
+    env = dict(os.environ, PYTHONPATH=str(directory), PYTHONUNBUFFERED="1")
+    work = tempfile.mkdtemp(prefix="hillclimb-")  # it writes hillclimb-*.txt where it runs
+    started = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "boggle.hillclimb", "1000", "--size", size.replace("x", ""),
+                             "--pool_size", "500", "--num_threads", str(threads), "--random_seed", str(seed),
+                             "--dictionary", dict_path], cwd=work, env=env, stdout=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own process group: its pool workers end with it
+    history, best = [], 0
+
+    def read() -> None:  # a thread: lines are timed as they arrive
+        nonlocal best
+        for line in proc.stdout:
+            match = re.search(r"max\(scores\)=\((\d+), '(\w+)'\)", line)
+            if match and int(match.group(1)) > best:
+                best = int(match.group(1))
+                history.append([round(time.perf_counter() - started, 2), best])
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    while time.perf_counter() - started < seconds and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    for leftover in glob.glob(os.path.join(work, "hillclimb*.txt")):
+        os.remove(leftover)
+    os.rmdir(work)
+    return {"method": f"danvk hillclimb.py (pool 500, {threads} runs at once)", "size": size, "seed": seed,
+            "best": best, "history": history}
+
+
+def reached(history, target) -> float | None:
+    return next((t for t, s in history if s >= target), None)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--boards", type=int, default=500)
-    parser.add_argument("--anneal-seconds", type=float, default=300.0)
+    parser.add_argument("--dict", required=True, help="word list (ENABLE2K: hybrid-boggle's wordlists/enable2k.txt)")
+    parser.add_argument("--danvk", type=Path, help="an extracted danvk/hybrid-boggle")
+    parser.add_argument("--pybind11", help="a folder holding pybind11 (for building danvk's module)")
+    parser.add_argument("--boards", type=int, default=20000)
+    parser.add_argument("--reference-boards", type=int, default=2000)
+    parser.add_argument("--seconds", type=float, default=60.0, help="per best-board run")
+    parser.add_argument("--seeds", type=int, default=1, help="best-board runs per method")
+    parser.add_argument("--size", default="4x4")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--quick", action="store_true",
-                        help="about 2 minutes: 100 boards, 30 s of annealing per method; writes results/grid.quick.json")
+    parser.add_argument("--skip-scoring", action="store_true")
+    parser.add_argument("--skip-theirs", action="store_true", help="best boards: our search only (e.g. many seeds)")
+    parser.add_argument("--quick", action="store_true", help="2,000 boards, one 30 s run each")
     parser.add_argument("--out", default=None, help="JSON results (default: results/grid.json)")
     args = parser.parse_args()
     if args.quick:
-        args.boards, args.anneal_seconds = 100, 30.0
-    args.out = args.out or str(Path(__file__).parent / "results" / f"grid{'.quick' if args.quick else ''}.json")
-    started = time.perf_counter()
-    trie = build_trie(load_default().words)
-    build_seconds = time.perf_counter() - started
-    speed = scoring_speed(trie, args.boards, args.seed)
-    search = annealing(trie, args.anneal_seconds, args.seed)
+        args.boards, args.reference_boards, args.seconds, args.seeds = 2000, 500, 30.0, 1
+    name = "grid" + (".quick" if args.quick else "") + ("" if args.size == "4x4" else f".{args.size}")
+    out = Path(args.out or Path(__file__).parent / "results" / f"{name}.json")
+    danvk = danvk_module(args.danvk, args.pybind11)
+    words = load_file(args.dict).words
     console = Console(width=160)
-    t1 = Table(title=f"scoring {args.boards} random 4×4 boards (trie built in {build_seconds:.2f} s)")
-    for h in ("method", "mean ms", "median ms", "boards/s", "× score-only", "mean total"):
-        t1.add_column(h, justify="left" if h == "method" else "right")
-    for r in speed:
-        t1.add_row(r["method"], f"{r['mean_ms']:.3f}", f"{r['median_ms']:.3f}", f"{r['boards_per_s']:,}", f"{r['ratio']:.2f}", f"{r['mean_total']}")
-    console.print(t1)
-    t2 = Table(title=f"--best 4x4, seed {args.seed}, {args.anneal_seconds:.0f} s each")
-    for h in ("method", "best", "s to 3000", "boards tried", "board"):
+    results = {"dict": os.path.basename(args.dict), "words": len(words), "seed": args.seed, "cores": os.cpu_count()}
+    if not args.skip_scoring:
+        with tempfile.TemporaryDirectory() as tmp:
+            board_file = Path(tmp) / "boards.txt"
+            boards = write_boards(board_file, args.boards, args.seed)
+            results["scoring"] = scoring(words, args.dict, boards, board_file, args.reference_boards, danvk)
+        t1 = Table(title=f"scoring {args.boards:,} random 4×4 boards (seed {args.seed}), one core, equal totals asserted")
+        for h in ("method", "boards", "seconds", "boards/s", "× danvk C++", "total score"):
+            t1.add_column(h, justify="left" if h == "method" else "right")
+        for r in results["scoring"]:
+            t1.add_row(r["method"], f"{r['boards']:,}", f"{r['seconds']:.2f}", f"{r['boards_per_s']:,}",
+                       "" if r["vs_danvk"] is None else f"{r['vs_danvk']:.2f}", f"{r['total_score']:,}")
+        console.print(t1)
+    runs = []
+    for k in range(args.seeds):
+        seed = args.seed + k
+        runs.append(ours(args.dict, args.size, args.seconds, seed))
+        if args.danvk is not None and not args.skip_theirs:
+            runs.append(theirs(args.danvk, args.dict, args.size, args.seconds, seed, os.cpu_count() or 1))
+    target = OPTIMUM_4X4 if args.size == "4x4" else None
+    for r in runs:
+        r["seconds_to_target"] = reached(r["history"], target) if target else None
+        r["seconds_to_10000"] = reached(r["history"], 10000) if args.size == "5x5" else None
+    results["best_board"] = {"size": args.size, "seconds": args.seconds, "target": target, "runs": runs}
+    t2 = Table(title=f"best {args.size} board in {args.seconds:.0f} s, {os.cpu_count()} cores, points reached")
+    for h in ("method", "seed", "best", "s to first", "s to 3,000", f"s to {target or 10000:,}", "board"):
         t2.add_column(h, justify="left" if h in ("method", "board") else "right")
-    for r in search:
-        t2.add_row(r["method"], str(r["best"]), str(r["seconds_to_3000"]), f"{r['evaluations']:,}", r["board"])
+    for r in runs:
+        t2.add_row(r["method"], str(r["seed"]), f"{r['best']:,}", str(r["history"][0][0] if r["history"] else None),
+                   str(reached(r["history"], 3000)), str(reached(r["history"], target or 10000)), r.get("board", ""))
     console.print(t2)
-    out = Path(args.out)
+    summary = {}
+    for method in sorted({r["method"] for r in runs}):
+        mine = [r for r in runs if r["method"] == method]
+        hits = sum(1 for r in mine if target and r["best"] >= target)
+        summary[method] = {"runs": len(mine), "reached_target": hits, "median_best": sorted(r["best"] for r in mine)[len(mine) // 2]}
+        console.print(f"{method}: {hits}/{len(mine)} runs reached {target or 'the target'}; "
+                      f"median best {summary[method]['median_best']:,}", highlight=False)
+    results["best_board"]["summary"] = summary
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps({"trie_build_seconds": round(build_seconds, 2), "scoring": speed, "annealing": search}, indent=2))
+    out.write_text(json.dumps(results, indent=2))
     console.print(f"wrote {out}")
 
 

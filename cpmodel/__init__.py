@@ -95,10 +95,12 @@ def load_lexicon(words=None, *, path=None, top: int | None = None):
     >>> load_lexicon(["Stab", "bats", "TABS", "st-ab"], top=1).words
     ('stab',)
     """
+    from cpmodel.core.errors import InputError
     from cpmodel.core.lexicon import Lexicon, load_file
 
+    top = _top(top)
     if words is not None and path is not None:
-        raise ValueError("give words or path, not both")
+        raise InputError("give words or path, not both")
     if words is not None:
         chosen = Lexicon(words)
     elif path is not None:
@@ -125,12 +127,116 @@ def _default_lexicon():
     return load_default()
 
 
-def _request(limit, count: bool, best: bool):
-    from cpmodel.core.control import Request
+# -- checks: the CLI's own (cpmodel.core.checks, cpmodel.core.specs), each error an InputError ----------
 
+# The engine options each puzzle reads (Job.options), with their allowed values (None: checked apart).
+_OPTIONS = {
+    "rect": {"encoding": ("table", "onehot", "automaton"), "orientation": ("auto", "rows", "cols"),
+             "order": ("letters", "rank"), "params": None, "log": None},
+    "wordscapes": {"params": None, "log": None},
+    "banana": {"mode": ("free", "crossing"), "encoding": ("automaton", "table"), "params": None, "log": None},
+}
+
+
+def _lexicon(lexicon, top=None):
+    """The lexicon given (a :class:`Lexicon`) or the default, cut to ``top``."""
+    from cpmodel.core.errors import InputError
+    from cpmodel.core.lexicon import Lexicon
+
+    top = _top(top)
+    if lexicon is None:
+        lexicon = _default_lexicon()
+    elif not isinstance(lexicon, Lexicon):
+        raise InputError(f"lexicon must be a Lexicon (see load_lexicon), got {type(lexicon).__name__}")
+    return lexicon.top(top)
+
+
+def _top(top):
+    from cpmodel.core import checks
+
+    return checks.optional("top", checks.whole, top, 1)
+
+
+def _text(name: str, value) -> str:
+    from cpmodel.core import checks
+
+    return checks.named(name, checks.text, value)
+
+
+def _engine(puzzle: str, engine) -> str:
+    from cpmodel.core import checks
+
+    return checks.named("engine", checks.choice, engine, [*engine_names(puzzle), "auto"])
+
+
+def _options(puzzle: str, options: dict) -> dict:
+    """Engine options as the CLI would build them: known names, allowed values, checked CP-SAT parameters."""
+    from cpmodel.core import checks
+    from cpmodel.core.errors import InputError
+
+    known = _OPTIONS[puzzle]
+    checked = {}
+    for name, value in options.items():
+        if name not in known:
+            raise InputError(f"unknown option {name}={value!r:.40} for {puzzle} (known: {', '.join(known)})")
+        if value is None:  # the engine's default, as when the CLI's option is left out
+            continue
+        if name == "params":
+            checked[name] = _params(value)
+        elif name == "log":
+            checked[name] = checks.named(name, checks.flag, value)
+        else:
+            checked[name] = checks.named(name, checks.choice, value, known[name])
+    return checked
+
+
+def _params(value) -> tuple[str, ...]:
+    """CP-SAT parameters as a list of ``"key=value"`` (or ``"key: value"``) strings, checked as --param is."""
+    from cpmodel.core.errors import InputError
+
+    if value is None or (isinstance(value, (list, tuple)) and not value):
+        return ()
+    if not isinstance(value, (list, tuple)) or not all(isinstance(line, str) for line in value):
+        raise InputError(f"params must be a list of CP-SAT parameters such as ['num_workers=8'], got {value!r:.60}")
+    from cpmodel.models.cpsat_run import parse_params
+
+    pairs = [line if "=" in line else "=".join(part.strip() for part in line.partition(":")[::2]) for line in value]
+    return parse_params(pairs)
+
+
+def _request(limit, count, best):
+    """The mode as a Request, checked as the CLI's --limit, --count and --best are."""
+    from cpmodel.core import checks
+    from cpmodel.core.control import Request
+    from cpmodel.core.errors import InputError
+
+    count, best = checks.named("count", checks.flag, count), checks.named("best", checks.flag, best)
+    limit = checks.optional("limit", checks.whole, limit, 1)
+    if count and best:
+        raise InputError("count=True and best=True exclude each other")
     if best:
         return Request(limit=None, best=True)
     return Request(limit=None if count else limit, count_only=count)
+
+
+def _seconds(time_limit):
+    from cpmodel.core import checks
+
+    return checks.optional("time_limit", checks.seconds, time_limit)
+
+
+def _lengths(min_len, max_len) -> tuple[int, int | None]:
+    from cpmodel.core import checks
+    from cpmodel.core.errors import InputError
+
+    min_len = checks.named("min_len", checks.whole, min_len, 1)
+    max_len = checks.optional("max_len", checks.whole, max_len, 1)
+    if max_len is not None and max_len < min_len:
+        raise InputError(f"max_len ({max_len}) must not be below min_len ({min_len})")
+    return min_len, max_len
+
+
+# -- the puzzles -------------------------------------------------------------------------------------
 
 
 def solve_rect(size: str, lexicon=None, *, engine: str = "cpsat", limit: int | None = 1, count: bool = False,
@@ -141,31 +247,43 @@ def solve_rect(size: str, lexicon=None, *, engine: str = "cpsat", limit: int | N
     ``limit`` solutions (``None``: all), or ``count=True`` for a count only,
     or ``best=True`` for the most familiar one (smallest largest rank, then
     rank sum). ``options`` go to the engine: ``encoding`` (cpsat: table,
-    onehot, automaton), ``orientation`` (backtrack), ``params`` (CP-SAT
-    parameter lines such as ``("cp_model_presolve: false",)``).
+    onehot, automaton), ``orientation`` (backtrack: auto, rows, cols), ``order``
+    (letters, rank), ``log``, ``params`` (CP-SAT parameters such as
+    ``["cp_model_presolve=false"]``). Bad arguments raise :class:`InputError`
+    with the command line's message.
     """
+    from cpmodel.core import checks
     from cpmodel.core.jobs import Job
     from cpmodel.core.specs import parse_pattern, parse_size, rectangle_spec
 
-    m, n = parse_size(size)
-    words = lexicon if lexicon is not None else _default_lexicon()
-    spec = rectangle_spec(m, n, words, top=top, pattern=parse_pattern(pattern, m, n) if pattern else None,
-                          distinct=distinct, symmetric=symmetric)
-    return run(Job("rect", spec, engine, _request(limit, count, best), time_limit, options))
+    m, n = parse_size(_text("size", size))
+    words = _lexicon(lexicon)
+    top = _top(top)
+    distinct, symmetric = checks.named("distinct", checks.flag, distinct), checks.named("symmetric", checks.flag, symmetric)
+    pattern = None if pattern is None else parse_pattern(_text("pattern", pattern), m, n)
+    request, time_limit = _request(limit, count, best), _seconds(time_limit)
+    job = Job("rect", None, _engine("rect", engine), request, time_limit, _options("rect", options))
+    spec = rectangle_spec(m, n, words, top=top, pattern=pattern, distinct=distinct, symmetric=symmetric)
+    return run(replace_spec(job, spec))
 
 
 def solve_wordscapes(board: str, letters: str, lexicon=None, *, engine: str = "cpsat", limit: int | None = 1,
                count: bool = False, best: bool = False, min_len: int = 3, top: int | None = None,
                time_limit: float | None = None, **options):
     """Fill a Wordscapes board (text: ``.`` open, ``#`` blocked, a letter pre-filled)
-    with distinct words spelled from ``letters``. Modes as for :func:`solve_rect`."""
+    with distinct words spelled from ``letters``. Modes as for :func:`solve_rect`;
+    ``options``: ``log``, ``params``."""
+    from cpmodel.core import checks
     from cpmodel.core.boards import parse_crossword
     from cpmodel.core.jobs import Job
     from cpmodel.core.specs import wordscapes_spec
 
-    words = (lexicon if lexicon is not None else _default_lexicon()).top(top)
-    spec = wordscapes_spec(parse_crossword(board), letters, words, min_len)
-    return run(Job("wordscapes", spec, engine, _request(limit, count, best), time_limit, options))
+    board, letters = parse_crossword(_text("board", board)), _text("letters", letters)
+    min_len = checks.named("min_len", checks.whole, min_len, 1)
+    words = _lexicon(lexicon, top)
+    request, time_limit = _request(limit, count, best), _seconds(time_limit)
+    job = Job("wordscapes", None, _engine("wordscapes", engine), request, time_limit, _options("wordscapes", options))
+    return run(replace_spec(job, wordscapes_spec(board, letters, words, min_len)))
 
 
 def solve_banana(hand: str, lexicon=None, *, engine: str = "backtrack", time_limit: float | None = 60.0,
@@ -173,12 +291,20 @@ def solve_banana(hand: str, lexicon=None, *, engine: str = "backtrack", time_lim
     """A Bananagrams layout of every tile in ``hand`` (``"aeinrst lpq"``; spaces and
     commas are fine). The backtracker finds layouts fast but never proves
     ``none``; ``engine="cpsat"`` can. ``options``: ``mode`` (free, crossing),
-    ``encoding`` (automaton, table), ``params``."""
+    ``encoding`` (automaton, table), ``log``, ``params``."""
     from cpmodel.core.jobs import Job
     from cpmodel.core.specs import banana_spec
 
-    words = (lexicon if lexicon is not None else _default_lexicon()).top(top)
-    return run(Job("banana", banana_spec(hand, words), engine, time_limit=time_limit, options=options))
+    hand, words = _text("hand", hand), _lexicon(lexicon, top)
+    job = Job("banana", None, _engine("banana", engine), time_limit=_seconds(time_limit),
+              options=_options("banana", options))
+    return run(replace_spec(job, banana_spec(hand, words)))
+
+
+def replace_spec(job, spec):
+    from dataclasses import replace
+
+    return replace(job, spec=spec)
 
 
 def find_words(letters: str, lexicon=None, *, min_len: int = 3, max_len: int | None = None, top: int | None = None,
@@ -187,11 +313,16 @@ def find_words(letters: str, lexicon=None, *, min_len: int = 3, max_len: int | N
 
     ``by="length"``: longest first, then alphabetical; ``by="common"``: most
     common first."""
+    from cpmodel.core import checks
+    from cpmodel.core.specs import parse_rack
     from heuristics.words import WordIndex
     from heuristics.words import find_words as spell
 
-    chosen = (lexicon if lexicon is not None else _default_lexicon()).top(top)
-    found = [f.word for f in spell(WordIndex(chosen.words), letters.strip().lower(), min_len, max_len)]
+    rack = parse_rack(_text("letters", letters))
+    min_len, max_len = _lengths(min_len, max_len)
+    by = checks.named("by", checks.choice, by, ("length", "common"))
+    chosen = _lexicon(lexicon, top)
+    found = [f.word for f in spell(WordIndex(chosen.words), rack, min_len, max_len)]
     if by == "common":
         found.sort(key=chosen.rank_of.__getitem__)
     return found
@@ -200,21 +331,26 @@ def find_words(letters: str, lexicon=None, *, min_len: int = 3, max_len: int | N
 def grid_words(board: str, lexicon=None, *, score: str = "boggle", min_len: int = 3, max_len: int | None = None,
          top: int | None = None):
     """Every word on a Boggle/WordHero/Scramble board (``"abc/def/ghi"``), best score first,
-    each with its ``score`` and ``path``."""
+    each with its ``score`` and ``path``; ``score`` is ``"boggle"`` or ``"scramble"``."""
+    from cpmodel.core import checks
     from cpmodel.core.boards import parse_grid
     from cpmodel.core.scoring import score_table
     from heuristics.grid import find_words
     from heuristics.words import build_trie
 
-    chosen = (lexicon if lexicon is not None else _default_lexicon()).top(top)
-    return find_words(parse_grid(board), build_trie(chosen.words), score_table(score), min_len, max_len)
+    parsed = parse_grid(_text("board", board))
+    score = checks.named("score", checks.choice, score, ("boggle", "scramble"))
+    min_len, max_len = _lengths(min_len, max_len)
+    chosen = _lexicon(lexicon, top)
+    return find_words(parsed, build_trie(chosen.words), score_table(score), min_len, max_len)
 
 
 def engine_names(puzzle: str) -> list[str]:
     """The engine names that can answer ``puzzle`` ("rect", "wordscapes", "banana")."""
+    from cpmodel.core import checks
     from cpmodel.run.engines import engines_for
 
-    return engines_for(puzzle)
+    return engines_for(checks.named("puzzle", checks.choice, puzzle, tuple(_OPTIONS)))
 
 
 def run(job, on_solution=None):
@@ -227,6 +363,7 @@ def run(job, on_solution=None):
     >>> square.status, square.complete, square.stats["portfolio"]["answered"]
     ('found', True, 'backtrack')
     """
+    _check_job(job, on_solution)
     if job.engine == "auto":
         from cpmodel.run.portfolio import portfolio_plan, race
 
@@ -234,3 +371,32 @@ def run(job, on_solution=None):
     from cpmodel.run import engines as registry
 
     return registry.run(job, on_solution=on_solution)
+
+
+def _check_job(job, on_solution) -> None:
+    """A Job built by hand gets the checks the puzzle functions make: its puzzle, engine,
+    spec type, request, time limit and options."""
+    from cpmodel.core import checks
+    from cpmodel.core.control import Request
+    from cpmodel.core.errors import InputError
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.specs import BananaSpec, RectangleSpec, WordscapesSpec
+
+    if not isinstance(job, Job):
+        raise InputError(f"run takes a Job, got {type(job).__name__}")
+    puzzle = checks.named("puzzle", checks.choice, job.puzzle, tuple(_OPTIONS))
+    spec_type = {"rect": RectangleSpec, "wordscapes": WordscapesSpec, "banana": BananaSpec}[puzzle]
+    if not isinstance(job.spec, spec_type):
+        raise InputError(f"a {puzzle} job needs a {spec_type.__name__}, got {type(job.spec).__name__}")
+    _engine(puzzle, job.engine)
+    if not isinstance(job.request, Request):
+        raise InputError(f"request must be a Request, got {type(job.request).__name__}")
+    request = job.request
+    if not request.best:
+        _request(request.limit, request.count_only, False)
+    _seconds(job.time_limit)
+    if not isinstance(job.options, dict):
+        raise InputError(f"options must be a dict, got {type(job.options).__name__}")
+    _options(puzzle, job.options)
+    if on_solution is not None and not callable(on_solution):
+        raise InputError(f"on_solution must be callable, got {type(on_solution).__name__}")

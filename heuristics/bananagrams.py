@@ -69,7 +69,13 @@ def letter_counts(words) -> np.ndarray:
     lengths = np.fromiter(map(len, words), dtype=np.int32, count=len(words))
     rows = np.repeat(np.arange(len(words), dtype=np.int32) * 26, lengths)
     flat = np.bincount(rows + codes, minlength=len(words) * 26)
-    return flat.reshape(len(words), 26).astype(np.int8)
+    return flat.reshape(len(words), 26).astype(_smallest_int(int(flat.max(initial=0))))
+
+
+def _smallest_int(most: int):
+    """int8 (a quarter of the memory) unless a word holds a letter more than 127 times
+    (a --dict may): then a type that holds the count instead of wrapping it negative."""
+    return next(t for t in (np.int8, np.int16, np.int32, np.int64) if most <= np.iinfo(t).max)
 
 
 def _top_of_each_length(words, top: int) -> list[str]:
@@ -83,7 +89,9 @@ def _top_of_each_length(words, top: int) -> list[str]:
 
 
 def count_vector(counts: Counter) -> np.ndarray:
-    return np.array([counts.get(c, 0) for c in ALPHABET], dtype=np.int8)
+    """The hand's letter counts; int32, since a hand may hold 128 or more of a letter
+    (int8 overflowed there), and ``word counts - hand`` then widens to int32 too."""
+    return np.array([counts.get(c, 0) for c in ALPHABET], dtype=np.int32)
 
 
 class WordTable:

@@ -10,6 +10,10 @@ found along several paths keeps its best-scoring one.
 one tile's letter or swap two tiles, keep the change if it scores better or,
 with probability exp(Δ/T), even if worse, while T cools. Seeded, so a seed
 and a time limit reproduce a run up to the speed of the machine.
+
+This module is the readable reference: ``grid`` itself scores with the
+compiled :mod:`heuristics.grid_kernel` (tested equal to ``find_words`` here)
+and searches with :mod:`heuristics.grid_search`.
 """
 
 from __future__ import annotations

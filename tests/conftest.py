@@ -118,3 +118,22 @@ def word_file(tmp_path):
         return str(path)
 
     return write
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failed browser test leaves a screenshot of the page it saw (tests/test_web.py's ``browser``)."""
+    outcome = yield
+    report = outcome.get_result()
+    driver = item.funcargs.get("browser") if hasattr(item, "funcargs") else None
+    if report.when == "call" and report.failed and driver is not None:
+        import tempfile
+
+        folder = Path(tempfile.gettempdir()) / "cpmodel-web-failures"
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{item.name}.png"
+        try:
+            driver.save_screenshot(str(path))
+            report.sections.append(("screenshot", f"the page at the failure: {path}"))
+        except Exception as exc:  # the browser itself may be what failed
+            report.sections.append(("screenshot", f"no screenshot: {exc}"))

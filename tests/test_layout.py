@@ -137,6 +137,15 @@ def test_core_imports_no_other_room():
     assert outside == []
 
 
+def test_only_the_serve_command_imports_the_web_app():
+    """The web app (cpmodel/web/, the optional web extra) sits beside the commands; nothing but the
+    ``serve`` command reaches it, so the CLI and the API never need starlette or uvicorn."""
+    graph, _ = import_graph()
+    reaching = sorted(f"{where(graph, a, b)}: {a} imports {b}" for a, b in graph.edges
+                      if room_of(b) == "web" and room_of(a) != "web" and a != "cpmodel.commands.serve")
+    assert reaching == []
+
+
 def test_the_api_function_run_outlives_the_room_of_the_same_name():
     """``cpmodel.run(job)`` is the API; importing the room cpmodel/run/ must not replace it."""
     import subprocess

@@ -31,6 +31,8 @@ def _command_lines() -> list[str]:
     for block in _blocks("bash"):
         for line in block.splitlines():
             line = re.sub(r"\s+#\s.*$", "", line).strip()  # the comment after the command
+            if line.startswith("cpmodel "):  # the installed command: the same as python -m cpmodel
+                line = "python -m " + line
             if line.startswith(("python -m cpmodel", "printf")):
                 lines.append(line)
     return lines
@@ -46,6 +48,14 @@ def _quick(line: str) -> str | None:
     command, redirect = re.match(r"(.*?)(\s*[>|].*)?$", line).groups()
     words = shlex.split(command)
     puzzle = words[3]
+    if puzzle == "serve":  # serve until a SIGTERM after a few seconds, on a free port; it must end with 143
+        if not (_has("starlette") and _has("uvicorn")):
+            return None
+        options = words[4:]
+        if "--port" in options:
+            options[options.index("--port") + 1] = "0"
+        return (f"timeout --preserve-status -s TERM 6 {sys.executable} -m cpmodel serve --port 0 "
+                f"{shlex.join(options)}; test $? -eq 143")
     extra = []
     if puzzle in SOLVING and not {"--dict", "--row-dict", "--col-dict"} & set(words):
         extra += ["--top", "300" if puzzle == "rect" else "3000"]  # enough for "cats" in the layout examples
@@ -96,3 +106,55 @@ def test_the_python_api_example_prints_what_its_comments_say():
         expected = source.split("  # ", 1)[1] if "  # " in source else ""
         if expected[:1].isdigit() or expected.startswith(("found", "[", "('")):  # a literal output, not prose
             assert line == expected.split(":")[0], (expected, line)
+
+
+def _example(needle: str) -> tuple[str, str]:
+    """The README's command line holding ``needle``, and its comment."""
+    for block in _blocks("bash"):
+        for line in block.splitlines():
+            if needle in line:
+                command, _, comment = line.partition("  # ")
+                return command.strip(), comment.strip()
+    raise AssertionError(f"no README example holds {needle!r}")
+
+
+def _run_example(needle: str, cwd) -> tuple[subprocess.CompletedProcess, str]:
+    command, comment = _example(needle)
+    if command.startswith("cpmodel "):
+        command = "python -m " + command
+    proc = subprocess.run(["bash", "-c", _quick(command)], cwd=cwd, capture_output=True, text=True, timeout=180,
+                          env={**__import__("os").environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100"})
+    assert "Traceback" not in proc.stderr, proc.stderr[-600:]
+    return proc, comment
+
+
+def test_the_changed_examples_do_what_their_comments_say(tmp_path):
+    """Issue 18: each of these examples was useless or said something false."""
+    proc, comment = _run_example("--solver backtrack,cp", tmp_path)  # was 4x4 --top 3000: 16M rectangles as boxes
+    assert "6,774 squares" in comment and "identical sets" in comment
+    assert proc.returncode == 0 and "identical solution sets" in proc.stdout and "6,774 rectangles" in proc.stdout
+    assert "21 shown" not in proc.stdout  # a pipe: 20 pictures, then one line per square
+    proc, _ = _run_example("--param cp_model_presolve", tmp_path)  # auto's race on 2 cores ran no CP-SAT: "ignored"
+    assert proc.returncode == 0 and "ignored" not in proc.stderr and "cpsat" in proc.stdout, proc.stderr
+    _run_example("> mine.txt", tmp_path)
+    proc, comment = _run_example("--check mine.txt", tmp_path)
+    assert "valid" in comment and proc.returncode == 0 and "✓ valid layout" in proc.stdout
+    _run_example("> broken.txt", tmp_path)
+    proc, comment = _run_example("--check broken.txt", tmp_path)  # the old example checked a valid layout
+    assert "which rule fails, and where" in comment and proc.returncode == 3
+    assert "rule 3: 'ato' down at row 0, column 1 is not a word" in proc.stdout, proc.stdout
+    proc, comment = _run_example("--draw 21 --compact", tmp_path)
+    assert re.search(r"~\d+ s", comment), comment  # a stated time
+    assert proc.returncode == 0 and "compacted:" in proc.stdout
+    assert "cross-check" not in proc.stdout and "faster than" not in proc.stdout  # no race-against-compaction table
+    proc, comment = _run_example("cpmodel rect 5x6 --limit 1", tmp_path)
+    assert "installed command" in comment and proc.returncode == 0 and "rectangle" in proc.stdout  # --top 300: none
+
+
+def test_examples_that_write_files_run_in_a_scratch_folder():
+    (rect_block,) = [block for block in _blocks("bash") if "cpmodel rect 5x6 " in block and "--limit 1" in block]
+    first = rect_block.splitlines()[0]
+    assert first.startswith('cd "$(mktemp -d)"'), first
+    writers = [line for line in _command_lines() if re.search(r"(>|--svg|--export|--plot|--checkpoint) ", line)]
+    assert writers and all("/" not in re.split(r"(?:>|--svg|--export|--plot|--checkpoint) ", line)[1].split()[0]
+                           for line in writers)  # relative names: they land in the scratch folder

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import FOUND, SolveResult
 from cpmodel.run import interrupts
 from cpmodel.show.documents import solve_document, write_json, write_json_lines
-from cpmodel.show.render import Parts, print_grid, summary
+from cpmodel.show.gallery import Gallery, draw_solution
+from cpmodel.show.render import Parts, summary
 
 AUTO, BOTH = "auto", "both"
 SOLVER_METAVAR = "auto|both|ENGINE[,ENGINE…]"
@@ -48,7 +50,7 @@ def choose_engines(text: str, puzzle: str, best: bool = False) -> list[str]:
     from cpmodel.run.engines import engines_for
 
     known, able = engines_for(puzzle), engines_for(puzzle, best)
-    value = text.strip().lower()
+    value = ascii_lower(text.strip())
     if value == AUTO:
         return [AUTO]
     if value == BOTH:
@@ -91,17 +93,21 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
                   stderr: Console, describe=None) -> int:
     """Race ``plan`` on ``job`` and print the answer; ``output`` is rich, json or jsonl."""
     from cpmodel.run.portfolio import Race
+    from cpmodel.run import watch
     from cpmodel.run.supervise import Supervisor
 
     request = job.request
     familiar = request.improve_for is not None
-    printer = _printer(request, output, stdout, what, describe, familiar)
+    gallery = Gallery(stdout, what, stderr, describe)
+    printer = _printer(request, output, gallery, what, familiar)
     lines = _json_lines(stdout) if output == "jsonl" and not request.best else None
+    if printer == gallery.add:  # drawn or written a batch at a time: one write per batch to a file
+        printer, lines = None, gallery.add_batch
     control = Control(time_limit=job.time_limit)
     names = " + ".join(str(entrant) for entrant in plan)
     with interrupts.deferred(reraise=False):  # a signal stops the race, never cuts the document
         supervisor = Supervisor(control, f"auto ({names}) {label}", stderr, printer, batch_printer=lines)
-        with Race(job, plan, supervisor.stream if printer or lines else None) as running:
+        with Race(job, plan, supervisor.stream if printer or lines or watch.watching() else None) as running:
             result = supervisor.run(lambda: running.wait(control))
         if output != "rich":
             doc = portfolio_document(header, job, result)
@@ -111,27 +117,26 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
                 doc.pop("solutions", None)
             write_json(stdout, doc)
     if output == "rich":
-        print_answer(stdout, result, what, familiar, streamed=printer is not None and not request.best, describe=describe)
+        streamed = (printer is not None or lines is not None) and not request.best
+        print_answer(stdout, result, what, familiar, gallery if streamed else None, describe=describe)
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 
 
-def _printer(request, output: str, stdout: Console, what: str, describe, familiar: bool):
-    """What to do with each streamed solution: rich grids as they come (the first
-    one only in the familiar-words mode), JSON lines, or nothing."""
+def _printer(request, output: str, gallery: Gallery, what: str, familiar: bool):
+    """What to do with each streamed solution: draw it (a bounded number, cpmodel.show.gallery;
+    the first one only in the familiar-words mode), or nothing."""
     if output != "rich" or request.count_only or (request.best and not familiar):
         return None
+    if not familiar:
+        return gallery.add
     shown = [0]
 
-    def show(rows) -> None:
-        if familiar and shown[0]:
-            return  # the progress line shows the improvements; the end shows the best
-        shown[0] += 1
-        title = f"first {what} found, improving…" if familiar else f"#{shown[0]}"
-        print_grid(stdout, rows, title)
-        if describe is not None:
-            stdout.print(describe(rows), highlight=False)
+    def first(rows) -> None:
+        if not shown[0]:  # the progress line shows the improvements; the end shows the best
+            shown[0] = 1
+            draw_solution(gallery.stdout, rows, f"first {what} found, improving…", gallery.describe)
 
-    return show
+    return first
 
 
 def _json_lines(stdout: Console):
@@ -139,18 +144,23 @@ def _json_lines(stdout: Console):
     return lambda batch: write_json_lines(stdout, [{"rows": list(rows)} for rows in batch])
 
 
-def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool, streamed: bool, describe=None) -> None:
-    """The answer's solutions (unless already streamed), its summary, and who answered."""
-    if not streamed:
-        for k, rows in enumerate(result.solutions, 1):
-            if familiar:
-                title = f"most familiar {what}" if result.complete else "most familiar found so far"
-            else:
-                title = "best" if result.objective else f"#{k}"
-            print_grid(stdout, rows, title)
-            if describe is not None:
-                stdout.print(describe(rows), highlight=False)
-    stdout.print(familiar_summary(result, what) if familiar else summary(result, what), highlight=False)
+def print_answer(stdout: Console, result: SolveResult, what: str, familiar: bool, streamed: Gallery | None,
+                 describe=None) -> None:
+    """The answer's solutions (unless ``streamed`` drew them already), its summary, and who answered."""
+    shown = None
+    if streamed is not None:
+        streamed.close()
+        shown = streamed.shown
+    elif familiar or result.objective:
+        for rows in result.solutions:
+            title = (f"most familiar {what}" if result.complete else "most familiar found so far") if familiar else "best"
+            draw_solution(stdout, rows, title, describe)
+    elif result.solutions:  # a count has none to draw
+        gallery = Gallery(stdout, what, describe=describe)
+        gallery.add_batch(result.solutions)
+        gallery.close()
+        shown = gallery.shown
+    stdout.print(familiar_summary(result, what) if familiar else summary(result, what, shown), highlight=False)
     stdout.print(answered_line(result), style="dim", highlight=False)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import json
+from functools import lru_cache
 
 from rich.console import Console
 
@@ -18,7 +19,7 @@ from cpmodel.core.specs import BananaSpec
 from cpmodel.run import engines, interrupts
 from cpmodel.run.portfolio import Race, portfolio_plan
 from cpmodel.run.supervise import Supervisor
-from cpmodel.show.documents import combined_status, write_json
+from cpmodel.show.documents import combined_status, combined_stop, write_json
 from cpmodel.show.render import Parts, comparison_table, print_grid, summary
 
 
@@ -82,16 +83,21 @@ def _run(args, stdout: Console, stderr: Console) -> int:
             from cpmodel.models.bananagrams import compact
 
             control = Control(time_limit=args.time_limit)
+            stderr.print(Parts(["compacting: the backtracker in growing boxes, then CP-SAT on each smaller box",
+                                f"up to {args.time_limit:g} s (--time-limit)"], style="cyan"), highlight=False)
             supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
             results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
-    agreement = banana_agreement(results[:2]) if len(solvers) == 2 and len(results) >= 2 else None
+    # the cross-check compares the engines' own answers: never the race's answer with the --compact step
+    searches = results[:1] if auto else results[:len(solvers)]
+    agreement = banana_agreement(searches) if not auto and len(searches) == 2 else None
     final = results[-1] if results[-1].solutions or len(results) == 1 else next((r for r in results if r.solutions), results[-1])
     if args.svg and final.solutions:
         write_svg(args.svg, rows_to_cells(final.solutions[0]), {}, f"{len(hand)} tiles", "")
     if args.json:
+        complete, stopped_by = banana_complete(results, final, 1 if auto else len(solvers))
         doc = {"puzzle": "banana", "hand": hand, "tiles": len(hand), "status": combined_status(results),
-               "complete": final.complete, "stopped_by": None if final.complete else final.stopped_by,
+               "complete": complete, "stopped_by": stopped_by,
                "seconds": round(sum(r.seconds for r in results), 4),
                "grid": list(final.solutions[0]) if final.solutions else None,
                "solvers": [r.to_json(with_solutions=False) for r in results]}
@@ -111,8 +117,8 @@ def _run(args, stdout: Console, stderr: Console) -> int:
             if "optimum_proven" in r.stats:  # the --compact step
                 rows = r.solutions[0]
                 proven = "proven smallest" if r.stats["optimum_proven"] else f"smallest found, not proven: stopped by {r.stopped_by}"
-                stdout.print(Parts([f"compacted: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']}", proven,
-                                    f"the backtracker's box search reached area {r.stats['heuristic_area']}",
+                stdout.print(Parts([f"compacted: bounding box {len(rows)}x{len(rows[0])}, area {r.stats['area']:,}", proven,
+                                    f"the backtracker's box search reached area {r.stats['heuristic_area']:,}",
                                     f"CP-SAT boxes {', '.join(r.stats['boxes']) or 'none needed'}", f"{r.seconds:.2f} s"],
                                    style="green"), highlight=False)
             else:
@@ -123,11 +129,23 @@ def _run(args, stdout: Console, stderr: Console) -> int:
             stdout.print("the backtracker cannot prove that no layout exists; --solver cpsat can "
                          "(it shows every box that could hold the tiles infeasible)", style="yellow", highlight=False)
         if agreement:
-            stdout.print(comparison_table(results[:2], agreement))
+            stdout.print(comparison_table(searches, agreement))
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement and agreement.startswith("DISAGREE") else 0
 
+
+
+def banana_complete(results: list[SolveResult], final: SolveResult, asked: int) -> tuple[bool, str | None]:
+    """``complete`` and ``stopped_by`` of the document: complete only when every engine
+    asked for ran and completed (a cross-check whose CP-SAT stopped at its limit is not),
+    and the shown answer (a compaction's, say) is complete too; else the first cause."""
+    ran = results[:asked]
+    all_ran = len(ran) == asked
+    complete = all_ran and all(r.complete for r in ran) and final.complete
+    if complete:
+        return True, None
+    return False, combined_stop(ran, all_ran) or final.stopped_by
 
 def banana_agreement(results: list[SolveResult]) -> str:
     """Layouts are not unique, so the solvers agree when neither contradicts the other."""
@@ -167,9 +185,16 @@ def check_layout(args, stdout: Console, stderr: Console) -> int:
 
 def word_table(args, stderr: Console):
     """The lexicon as the backtracker's word table (``--top``: per length)."""
+    return table_of(load_lexicon(args.dict, stderr, args.top).words)
+
+
+@lru_cache(maxsize=1)
+def table_of(words: tuple[str, ...]):
+    """The word table of ``words``, kept for the next command in this process (the web app's
+    workers fork from a process that built it once, cpmodel/web/worker.py)."""
     from heuristics.bananagrams import WordTable
 
-    return WordTable.of_lexicon(load_lexicon(args.dict, stderr, args.top).words)
+    return WordTable.of_lexicon(words)
 
 
 def rows_to_cells(rows) -> dict:
@@ -185,7 +210,7 @@ def read_layout_arg(path: str) -> dict:
     if text.lstrip().startswith("{"):
         try:
             grid = json.loads(text)["grid"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: nested too deeply
             raise InputError(f"layout file {path}: JSON without a \"grid\" list of rows") from None
         if not isinstance(grid, list) or not all(isinstance(row, str) for row in grid):
             raise InputError(f"layout file {path}: \"grid\" must be a list of strings")
@@ -238,8 +263,8 @@ def peel_layout(args, stdout: Console, stderr: Console) -> int:
                                       "nodes": result.nodes, "grid": grid})
     elif grid:
         print_grid(stdout, tuple(row.replace(".", " ") for row in grid), f"{len(result.cells)} tiles")
-        stdout.print(f"peeled {tiles!r} by {result.stage}: {result.moved} placed tile(s) moved · "
-                     f"{result.seconds:.3f} s · {result.nodes:,} nodes", style="green", highlight=False)
+        stdout.print(Parts([f"peeled {tiles!r} by {result.stage}: {result.moved:,} placed tile(s) moved",
+                            f"{result.seconds:.3f} s", f"{result.nodes:,} nodes"], style="green"), highlight=False)
     else:
         stdout.print(f"unknown: no layout with {tiles!r} found (attach, repair and re-solve all failed, "
                      f"stopped by {result.stopped_by}); this does not prove that none exists", style="red", highlight=False)
@@ -277,13 +302,13 @@ def play_game(args, stdout: Console, stderr: Console) -> int:
     peels = [s for s in game.steps if s.action == PEEL]
     doc = game.to_json()
     verdict = ("finished: all 144 tiles placed" if game.finished
-               else f"not finished: {doc['tiles_placed']} tiles placed, {doc['bag_left']} left in the bag, "
+               else f"not finished: {doc['tiles_placed']:,} tiles placed, {doc['bag_left']:,} left in the bag, "
                     f"stopped by {game.stopped_by or 'stuck'}")
     median_ms = 1000 * statistics.median(s.seconds for s in peels) if peels else 0.0
-    stdout.print(f"game seed {args.seed}, {args.players} player(s), opening hand {opening_hand(args.players)}: {verdict} · "
-                 f"{doc['peels']} peels, {doc['dumps']} dumps (policy: hardest letter) · {doc['moved_total']} tiles moved in all · "
-                 f"median peel {median_ms:.1f} ms · {doc['seconds']:.2f} s", style="green" if game.finished else "yellow",
-                 highlight=False)
+    stdout.print(Parts([f"game seed {args.seed}, {args.players} player(s), opening hand {opening_hand(args.players)}",
+                        verdict, f"{doc['peels']:,} peels, {doc['dumps']:,} dumps (policy: hardest letter)",
+                        f"{doc['moved_total']:,} tiles moved in all", f"median peel {median_ms:.1f} ms",
+                        f"{doc['seconds']:.2f} s"], style="green" if game.finished else "yellow"), highlight=False)
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 
 

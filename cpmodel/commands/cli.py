@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import math
 import os
 import sys
 import time
@@ -25,6 +24,7 @@ from rich.console import Console
 
 from cpmodel.commands.auto import SOLVER_METAVAR
 from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
+from cpmodel.core import checks
 from cpmodel.core.errors import InputError
 from cpmodel.run import interrupts
 
@@ -106,31 +106,22 @@ def prog_name() -> str:
 
 
 def seconds(text: str) -> float:
-    """argparse type of every --time-limit: a finite number of seconds above 0
-    (nan made CP-SAT reject its model and hung the annealer; 0 or less can only stop at once)."""
+    """argparse type of every --time-limit: a finite number of seconds above 0 (cpmodel.core.checks)."""
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a finite number of seconds above 0, got {text!r}")
-    return value
+        return checks.seconds_text(text)
+    except InputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def whole(least: int, most: int | None = None):
     """argparse type: a whole number of at least ``least`` (and at most ``most``),
-    for counts, lengths and sizes."""
+    for counts, lengths and sizes (cpmodel.core.checks, which the Python API shares)."""
 
     def parse(text: str) -> int:
         try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
-        if most is not None and not least <= value <= most:
-            raise argparse.ArgumentTypeError(f"must be from {least} to {most}, got {value}")
-        if value < least:
-            raise argparse.ArgumentTypeError(f"must be at least {least}, got {value}")
-        return value
+            return checks.whole_text(text, least, most)
+        except InputError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
 
@@ -239,9 +230,11 @@ def build_parser() -> argparse.ArgumentParser:
     grid = puzzles.add_parser("grid", help="all words on a Boggle/WordHero/Scramble board, scored")
     grid.add_argument("board", nargs="?", help="tiles row by row, '/' between rows (default 4x4); [qu] or Qu; +2 +3 *2 *3")
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
-    grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board (simulated annealing)")
+    grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board, 2x2 to 5x5 (pool hill climbing beside annealing, every core)")
+    grid.add_argument("--score-file", metavar="FILE", help="print the total of each board in FILE (one per line; - for stdin)")
+    grid.add_argument("--jobs", type=POSITIVE, metavar="N", help="processes for --best and --prove (default: all cores)")
     grid.add_argument("--seed", type=int, default=0, help="seed for --random and --best")
-    grid.add_argument("--time-limit", type=seconds, default=60.0, metavar="SECONDS", help="for --best")
+    grid.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS", help="for --best (default 60 s; none with --prove)")
     grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle", help="scoring table")
     grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/core/scoring.py)")
     grid.add_argument("--min", type=POSITIVE, default=3, help="shortest word")
@@ -249,6 +242,18 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--show", type=NON_NEGATIVE, default=20, help="words drawn with their paths")
     _lexicon_options(grid)
     grid.add_argument("--json", action="store_true", help="print one JSON document for scripts")
+    grid.add_argument("--prove", action="store_true", help="with --best (up to 3x4): prove the optimum by branch and bound over board classes")
+    grid.add_argument("--scheduler", metavar="ADDRESS", help="--prove: run the shards on a Dask cluster")
+    grid.add_argument("--shards", type=POSITIVE, metavar="N", help="--prove: shards to cut the classes into (default 64, or 256 with --checkpoint/--scheduler)")
+    grid.add_argument("--checkpoint", metavar="FILE", help="--prove: record finished shards in FILE; rerun with the same FILE to resume")
+
+    serve = puzzles.add_parser("serve", help="the web app: every puzzle as a page, and a JSON API (pip install -e '.[web]')")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 opens it to the network)")
+    serve.add_argument("--port", type=whole(0, 65535), default=8000, help="port (0: any free one)")
+    serve.add_argument("--jobs", type=whole(1, 64), default=max(1, os.cpu_count() or 1), metavar="N",
+                       help="solves run at once, each in its own process")
+    serve.add_argument("--queue", type=whole(0, 1000), default=32, metavar="N",
+                       help="solves that may wait for a worker; beyond that the answer is busy (503)")
 
     lexicon = puzzles.add_parser("lexicon", help="print the dictionary's words, most common first, one per line")
     lexicon.add_argument("--length", type=POSITIVE, metavar="N", help="only words of N letters (default: every length)")

@@ -13,7 +13,8 @@ from cpmodel.core.result import SolveResult
 from cpmodel.run import interrupts
 from cpmodel.run.supervise import Supervisor
 from cpmodel.show.documents import solve_document, write_json
-from cpmodel.show.render import comparison_table, print_grid, summary
+from cpmodel.show.gallery import Gallery
+from cpmodel.show.render import comparison_table, summary
 
 # Exit codes, documented in docs/json.md and the CLI's epilog.
 EXIT_DISAGREE, EXIT_BAD_INPUT, EXIT_INVALID_LAYOUT = 1, 2, 3
@@ -22,17 +23,11 @@ EXIT_INTERRUPTED, EXIT_BROKEN_PIPE, EXIT_TERMINATED = 130, 141, 143  # 128 + SIG
 
 
 def read_user_file(path: str, what: str) -> str:
-    """A text file the user named, or a one-line InputError saying why not."""
-    from pathlib import Path
+    """A small text file the user named (a board, a layout, a score table): a regular
+    file of at most a few MiB (cpmodel.core.files), or a one-line InputError saying why not."""
+    from cpmodel.core.files import read_text
 
-    try:
-        return Path(path).read_text(encoding="utf-8-sig")  # a byte-order mark is not text
-    except FileNotFoundError:
-        raise InputError(f"{what} not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"{what} is a directory: {path}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read {what} {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return read_text(path, what)
 
 def load_lexicon(path: str | None, stderr: Console, top: int | None = None) -> Lexicon:
     """The default dictionary or a ``--dict`` file, cut to ``--top`` words per length."""
@@ -93,18 +88,14 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
 
     request = job.request
     stream = not as_json and not request.count_only and not request.best and len(engines) == 1
-    printed = [0]
-
-    def print_streamed(rows) -> None:
-        printed[0] += 1
-        print_solution(stdout, rows, f"#{printed[0]}", describe)
+    gallery = Gallery(stdout, what, stderr, describe) if stream else None
 
     results = []
     with interrupts.deferred(reraise=False) as signals:  # a signal stops the search, never cuts the document
         for name in engines:
             control = job.new_control()
-            supervisor = Supervisor(control, f"{name} {label}", stderr, print_streamed if stream else None,
-                                    engine=name)
+            supervisor = Supervisor(control, f"{name} {label}", stderr, engine=name,  # a batch: one write to a file
+                                    batch_printer=gallery.add_batch if stream else None)
             engine_job = job.with_engine(name)
             results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
             if signals.asked:
@@ -114,8 +105,8 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
         if as_json:
             write_json(stdout, solve_document(header, request, results, agreement, engines))
     if not as_json:  # pictures stay interruptible: a signal stops the printing
-        print_results(stdout, results, agreement, what, already_printed=stream, count_only=request.count_only,
-                      describe=describe)
+        print_results(stdout, results, agreement, what, gallery, count_only=request.count_only,
+                      describe=describe, stderr=stderr)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_DISAGREE if agreement is not None and agreement.startswith("DISAGREE") else 0
@@ -141,24 +132,28 @@ def compare_results(results: list[SolveResult]) -> str:
         return "DISAGREE: different solution sets"
     return "identical solution sets" if a.solutions or a.count == 0 else "same count"
 
-def print_solution(stdout: Console, rows, title: str, describe=None) -> None:
-    print_grid(stdout, rows, title)
-    if describe is not None:
-        stdout.print(describe(rows), highlight=False)
+def print_results(stdout: Console, results, agreement, what: str, streamed: Gallery | None, count_only: bool,
+                  describe=None, stderr: Console | None = None) -> None:
+    """Each engine's solutions (once when both found the same set; a bounded number of
+    pictures, cpmodel.show.gallery), its summary, the cross-check table.
 
-
-def print_results(stdout: Console, results, agreement, what: str, already_printed: bool, count_only: bool,
-                  describe=None) -> None:
-    """Each engine's solutions (once when both found the same set), its summary, the cross-check."""
-    if not already_printed and not count_only:
+    ``streamed``: the solutions were drawn as they came, by this gallery."""
+    shown = {}
+    if streamed is not None:
+        streamed.close()
+        shown = {id(results[0]): streamed.shown}
+    elif not count_only:
         same = len(results) == 2 and results[0].solutions and results[0].solutions == results[1].solutions
-        shown = results[:1] if same or len(results) == 1 else results
-        for result in shown:
+        for result in results[:1] if same or len(results) == 1 else results:
             who = "" if len(results) == 1 else ("both " if same else f"{result.solver} ")
-            for k, rows in enumerate(result.solutions, 1):
-                print_solution(stdout, rows, f"{who}#{k}", describe)
+            gallery = Gallery(stdout, what, stderr, describe, title=who)
+            gallery.add_batch(result.solutions)
+            gallery.close()
+            shown[id(result)] = gallery.shown
+        if same:
+            shown[id(results[1])] = shown[id(results[0])]
     for result in results:
-        stdout.print(summary(result, what), highlight=False)
+        stdout.print(summary(result, what, shown.get(id(result))), highlight=False)
     if agreement is not None:
         stdout.print(comparison_table(results, agreement))
 

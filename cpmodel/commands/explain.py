@@ -14,32 +14,38 @@ from cpmodel.core.specs import parse_size
 from cpmodel.show.documents import write_json
 
 
+def _teach():
+    from cpmodel.teach import explain
+
+    return explain
+
+
 def run(args, stdout: Console, stderr: Console) -> int:
     from rich.table import Table
 
-    from cpmodel.teach import explain
-
     lexicon_name = args.dict or "kjxqz ranked by wordfreq"
     if getattr(args, "top", None):
-        lexicon_name += f", top {args.top} per length"
+        lexicon_name += f", top {args.top:,} per length"
     if args.explained == "rect":
         args.row_dict = args.col_dict = None
         args.limit, args.time_limit = None, None
         spec = rect_spec_from_args(args, stderr)
+        explain = _teach()  # after the input is read: a bad file is refused before ortools loads
         result = explain.explain_rect(spec, args.encoding, lexicon_name)
     elif args.explained == "banana":
         from cpmodel.core.specs import banana_spec, parse_hand
-        from cpmodel.models.bananagrams import candidate_boxes
 
         hand = parse_hand(args.hand)
         lexicon = load_lexicon(args.dict, stderr)
+        from cpmodel.models.bananagrams import candidate_boxes  # ortools: after the input is read
+
         spec = banana_spec(hand, lexicon, hand_finder(lexicon))
         rows, cols = parse_size(args.box) if args.box else candidate_boxes(len(hand))[0]
-        result = explain.explain_banana(spec, rows, cols, args.encoding, lexicon_name)
+        result = _teach().explain_banana(spec, rows, cols, args.encoding, lexicon_name)
     else:
         args.count, args.solver = False, "cpsat"
         spec = wordscapes_spec_from_args(args, stderr)
-        result = explain.explain_wordscapes(spec, lexicon_name)
+        result = _teach().explain_wordscapes(spec, lexicon_name)
     counts = result.counts()
     if args.export:
         export_model(result.model, args.export)

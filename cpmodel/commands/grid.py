@@ -1,74 +1,237 @@
-"""``grid``: all words on a grid-game board, scored; random and rich boards."""
+"""``grid``: all words on a grid-game board, scored; a file of boards; rich boards.
+
+Three modes, one per function: a board (``BOARD`` or ``--random``) gets every
+word with its path; ``--score-file`` prints one total per board, streaming;
+``--best RxC`` searches for a high-scoring board on every core
+(cpmodel.run.portfolio: the pool hill climber beside annealing).
+"""
 
 from __future__ import annotations
 
 import gc
+import sys
+import time
+from functools import lru_cache
 
 from rich.console import Console
+from rich.text import Text
 
 from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file
+from cpmodel.core.boards import GridBoard
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.result import FOUND, NONE
 from cpmodel.core.specs import parse_size
 from cpmodel.core.validate import check_all, grid_word_problems
+from cpmodel.run import interrupts
 from cpmodel.run.supervise import Supervisor
-from cpmodel.show.documents import write_json
+from cpmodel.show.documents import write_json, write_whole
 from cpmodel.show.render import Parts, board_panel, grid_words_table
+
+SCORE_BATCH = 2048  # boards read, scored and printed together by --score-file (flat memory)
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
-    from cpmodel.core.boards import parse_grid
     from cpmodel.core.scoring import score_table
-    from heuristics import grid
-    from heuristics.words import build_trie
 
-    chosen = [bool(args.board), args.random, bool(args.best)]
+    chosen = [bool(args.board), args.random, bool(args.best), bool(args.score_file)]
     if sum(chosen) != 1:
-        raise InputError("give exactly one of BOARD, --random or --best RxC")
+        raise InputError("give exactly one of BOARD, --random, --best RxC or --score-file FILE")
     check_lengths(args.min, args.max)
     override = read_user_file(args.score_table, "score table") if args.score_table else None
     table = score_table(args.score, override, source=f"score table {args.score_table}")
-    if args.best:
-        rows, cols = parse_size(args.best)
+    size = parse_size(args.best) if args.best else None
+    if size and not (2 <= size[0] <= 5 and 2 <= size[1] <= 5):
+        raise InputError(f"--best searches boards from 2x2 to 5x5, got {args.best}")
+    if args.prove:
+        if not size:
+            raise InputError("--prove goes with --best RxC")
         if args.score != "boggle":
-            raise InputError("--best searches for Boggle score; use --score boggle")
-    board = parse_grid(args.board) if args.board else grid.roll_dice(args.seed) if args.random else None
+            raise InputError("--prove bounds Boggle scores; use --score boggle")
+        from cpmodel.commands import grid_prove
+        return grid_prove.run(args, size[0], size[1], table, stdout, stderr)
+    if args.time_limit is None:
+        args.time_limit = 60.0  # --best's heuristic search (--prove runs until proven unless told)
+    board = _board(args)
     lexicon_words = load_lexicon(args.dict, stderr, args.top).words
-    trie = build_trie(lexicon_words)
-    gc.freeze()  # the trie is millions of dicts; spare them from every GC pass
+    if args.score_file:
+        return score_file(args, lexicon_words, table, stdout)
     search = None
-    if args.best:
-        control = Control(time_limit=args.time_limit)
-        supervisor = Supervisor(control, f"annealing {rows}x{cols} (seed {args.seed})", stderr)
-        search = supervisor.run(lambda: _anneal(grid, rows, cols, trie, table, args, control))
-        board = search.board
-    words = grid.find_words(board, trie, table, args.min, args.max)
+    if size:
+        search = best_board(args, size, lexicon_words, table, stderr)
+        board = search["board"]
+        if board is None:
+            return _nothing_found(args, search, stdout, stderr)
+    return show_board(args, board, lexicon_words, table, stdout, search)
+
+
+@lru_cache(maxsize=1)
+def word_trie(words: tuple[str, ...]):
+    """The compiled kernel's trie of the lexicon, kept for the next grid command in this
+    process: the web app's workers fork from a process that built it once (cpmodel/web/worker.py)."""
+    from heuristics import grid_kernel
+
+    return grid_kernel.build_trie(words)
+
+
+def _board(args) -> GridBoard | None:
+    from cpmodel.core.boards import parse_grid
+    from heuristics.grid import roll_dice
+
+    if args.board:
+        return parse_grid(args.board)
+    return roll_dice(args.seed) if args.random else None
+
+
+def show_board(args, board: GridBoard, lexicon_words, table, stdout: Console, search: dict | None) -> int:
+    """Every word on the board with its best path (the compiled kernel), validated, then printed."""
+    from heuristics import grid_kernel
+
+    words = grid_kernel.find_words(board, word_trie(tuple(lexicon_words)), table, args.min, args.max)
     word_set = set(lexicon_words)
     check_all([p for w in words for p in grid_word_problems(board, w.word, w.path, word_set)], "word list")
     total = sum(w.score for w in words)
+    interrupted = search is not None and search["stopped_by"] == "interrupt"
     if args.json:
         doc = {"puzzle": "grid", "board": board.notation(), "score_kind": args.score, "total": total,
-               "count": len(words), "status": FOUND if words else NONE, "complete": True,
+               "count": len(words), "status": FOUND if words or search else NONE,
+               "complete": search is None,  # every word of a given board; --best's search never completes
                "words": [{"word": w.word, "score": w.score, "path": [list(p) for p in w.path]} for w in words]}
-        if search is not None:
-            doc.update({"seed": args.seed, "evaluations": search.evaluations, "seconds": round(search.seconds, 2),
-                        "history": search.history, "stopped_by": search.stopped_by,
-                        "optimal": False})  # annealing proves nothing about optimality
+        if search is not None:  # the board is the best found: nothing is proven, so not complete
+            doc.update({key: value for key, value in search.items() if key != "board"}, complete=False, optimal=False)
         write_json(stdout, doc)
-        return EXIT_INTERRUPTED if search is not None and search.stopped_by == "interrupt" else 0
+        return EXIT_INTERRUPTED if interrupted else 0
     stdout.print(board_panel(board, title=board.notation()))
     stdout.print(grid_words_table(board, words, args.show))
     if search is not None:
-        stdout.print(Parts([f"best board found: {search.score} points", f"{search.evaluations:,} boards",
-                            f"{search.seconds:.1f} s", f"seed {args.seed}", "a heuristic, not a proven optimum"],
-                           style="green"), highlight=False)
-        return EXIT_INTERRUPTED if search.stopped_by == "interrupt" else 0
+        stdout.print(Parts([f"best board found: {total:,} points", f"{search['evaluations']:,} boards",
+                            f"{search['seconds']:.1f} s", f"seed {args.seed}", f"by {search['engine']}",
+                            "a heuristic: not proven optimal"], style="green"), highlight=False)
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _nothing_found(args, search: dict, stdout: Console, stderr: Console) -> int:
+    """--best stopped before any board was scored: unknown, said plainly."""
+    from cpmodel.core.result import UNKNOWN
+
+    interrupted = search["stopped_by"] == "interrupt"
+    if args.json:
+        write_json(stdout, {"puzzle": "grid", "board": None, "score_kind": args.score, "total": None, "count": 0,
+                            "status": UNKNOWN, "complete": False, "words": [], "optimal": False, "seed": args.seed,
+                            **search})
+    else:
+        stderr.print(f"no board found: stopped by {search['stopped_by']} after {search['seconds']} s", style="yellow",
+                     highlight=False)
+    return EXIT_INTERRUPTED if interrupted else 0
+
+
+# -- --score-file ------------------------------------------------------------------------
+
+
+def score_file(args, lexicon_words, table, stdout: Console) -> int:
+    """One total per board, in order, batch by batch: memory stays flat whatever
+    the file's length, and what was printed stays printed on Ctrl-C. A bad line
+    stops the run with its line number (exit 2) after the totals before it."""
+    from heuristics import grid_kernel
+
+    scorer = grid_kernel.FileScorer(lexicon_words, table, args.min, args.max)
+    from cpmodel.core.files import bounded_lines, open_text
+
+    source = sys.stdin if args.score_file == "-" else open_text(args.score_file, "board file")
+    totals, count = [], 0
+    try:
+        for batch in _batches(bounded_lines(source, "board file")):
+            scores = scorer.scores(batch)
+            count += len(scores)
+            if args.json:
+                totals.extend(scores)
+            else:
+                with interrupts.deferred():
+                    write_whole(stdout.file, "".join(f"{s}\n" for s in scores))
+                    stdout.file.flush()
+    finally:
+        if source is not sys.stdin:
+            source.close()
+    if args.json:
+        write_json(stdout, {"puzzle": "grid", "score_kind": args.score, "boards": count, "totals": totals,
+                            "status": FOUND if count else NONE, "complete": True})
     return 0
 
 
-def _anneal(grid, rows, cols, trie, table, args, control):
-    def progress(score, evaluations):
-        control.solutions, control.nodes = score, evaluations
+def _batches(lines):
+    """Lists of up to SCORE_BATCH parsed boards; blank lines are skipped, a bad one is an InputError."""
+    from cpmodel.core.boards import parse_grid
 
-    return grid.best_board(rows, cols, trie, table, args.seed, args.time_limit, control.stop, progress)
+    batch = []
+    try:
+        for number, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                batch.append(parse_grid(line))
+            except InputError as exc:
+                if batch:
+                    yield batch  # the boards before the bad line are scored and printed first
+                raise InputError(f"board file line {number}: {exc}") from None
+            if len(batch) == SCORE_BATCH:
+                yield batch
+                batch = []
+    except UnicodeDecodeError:
+        raise InputError("board file is not UTF-8 text") from None
+    if batch:
+        yield batch
+
+
+# -- --best RxC -----------------------------------------------------------------------------
+
+
+def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
+    """The best board the portfolio finds in the time limit (never claimed optimal)."""
+    from cpmodel.core.jobs import Job
+    from cpmodel.core.control import Request
+    from cpmodel.run.portfolio import Race, grid_plan
+    from heuristics import grid_kernel
+    from heuristics.grid_search import BestBoardSpec, warm_up
+
+    rows, cols = size
+    spec = BestBoardSpec(rows, cols, grid_kernel.build_alphabet_trie(lexicon_words), table, args.min, args.max)
+    warm_up(spec)  # compiled once, before the fork
+    job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=args.time_limit, options={"seed": args.seed})
+    plan = grid_plan(args.jobs)
+    control = Control(time_limit=args.time_limit)
+    supervisor = _Progress(control, f"best {rows}x{cols} board ({' + '.join(map(str, plan))}, seed {args.seed})", stderr)
+    gc.freeze()
+    with Race(job, plan) as running:
+        result = supervisor.run(lambda: running.wait(control))
+    if not result.solutions:  # stopped before any board was scored
+        return {"board": None, "stopped_by": result.stopped_by or "time-limit", "seconds": round(control.elapsed(), 2)}
+    best_rows = result.solutions[0]
+    board_score = -result.objective[0]
+    others = result.stats.get("portfolio", {})
+    from cpmodel.core.boards import parse_grid
+
+    return {"board": parse_grid("/".join(best_rows) + ("/" if rows == 1 else "")), "engine": result.solver,
+            "best_found": board_score, "seed": args.seed, "evaluations": supervisor.evaluations(result),
+            "seconds": round(control.elapsed(), 2), "history": result.stats.get("history", []),
+            "stopped_by": result.stopped_by, "portfolio": others}
+
+
+class _Progress(Supervisor):
+    """The progress line of --best: best so far and boards scored per second."""
+
+    def __init__(self, control: Control, label: str, stderr: Console):
+        super().__init__(control, label, stderr, engine="hillclimb")
+        self.started = time.monotonic()
+
+    def evaluations(self, result) -> int:
+        """Boards scored by every process (the portfolio sums their counts), else the answer's own."""
+        return max(self.control.nodes, result.stats.get("evaluations", 0))
+
+    def _line(self) -> Text:
+        elapsed = self.control.elapsed()
+        best = self.control.objective
+        best_text = f"best found {-best[0]:,}" if best else "no board yet"
+        rate = self.control.nodes / elapsed if elapsed > 0 else 0.0
+        stopping = " · stopping…" if self.control.stop.is_set() else ""
+        return Text(f"{self.label} · {best_text} · {self.control.nodes:,} boards ({rate:,.0f}/s)"
+                    f" · {elapsed:.1f}\u00a0s{stopping}", style="cyan")

@@ -20,5 +20,14 @@ def run(args, stdout: Console, stderr: Console) -> int:
     words = lexicon.words if args.length is None else lexicon.of_length(args.length)
     if not words:
         stderr.print(f"warning: no word of {args.length} letters in {lexicon.source}", style="yellow", highlight=False)
-    stdout.file.write("".join(f"{w}\n" for w in words))
+    write_lines(stdout.file, words)
     return 0
+
+
+def write_lines(out, words, batch: int = 4096) -> None:
+    """One word a line, in flushed batches: a reader that leaves early (``| head -1``) is
+    noticed as a BrokenPipeError (exit 141, as every command), which one big write hid
+    (the kernel took part of it and the rest vanished with the pipe)."""
+    for start in range(0, len(words), batch):
+        out.write("".join(f"{w}\n" for w in words[start:start + batch]))
+        out.flush()

@@ -16,7 +16,7 @@ def rect_spec_from_args(args, stderr: Console) -> RectangleSpec:
     default = load_lexicon(args.dict, stderr)
     row_lexicon = load_lexicon(args.row_dict, stderr) if args.row_dict else default
     col_lexicon = load_lexicon(args.col_dict, stderr) if args.col_dict else default
-    pattern = parse_pattern(args.pattern, m, n) if args.pattern else None
+    pattern = None if args.pattern is None else parse_pattern(args.pattern, m, n)  # "" is an error, not "no pattern"
     return rectangle_spec(m, n, row_lexicon, col_lexicon, args.top, pattern, args.distinct, args.symmetric)
 
 

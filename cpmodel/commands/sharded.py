@@ -12,6 +12,7 @@ from rich.console import Console
 
 from cpmodel.commands.common import EXIT_INTERRUPTED
 from cpmodel.core.errors import InputError
+from cpmodel.core.files import check_writable_path
 from cpmodel.core.jobs import Job
 from cpmodel.run import interrupts
 from cpmodel.run.sharded import (ShardOptions, default_jobs, plan_workers, run_sharded, run_streaming, shard_engine,
@@ -24,6 +25,8 @@ def check_options(job: Job, engines_chosen: list[str], options: ShardOptions, ex
     """One-line errors for combinations that cannot work."""
     if options.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {options.jobs}")
+    if options.checkpoint is not None:  # before any work: opening it checks again
+        check_writable_path(options.checkpoint, "checkpoint")
     if options.shards is not None and options.shards < 1:
         raise InputError(f"--shards must be at least 1, got {options.shards}")
     if len(engines_chosen) > 1 and (explicit_jobs or options.scheduler or options.checkpoint or options.output == "jsonl"):
@@ -56,7 +59,7 @@ def sharded(job: Job, options: ShardOptions, header: dict, label: str, what: str
     """Run ``job`` as shards and print its merged answer; returns the exit code.
     Stop signals are held until the answer is out (they stop the run, never cut its document)."""
     with interrupts.deferred(reraise=False):
-        output = Output(options.output, stdout, what, job.request.count_only)
+        output = Output(options.output, stdout, what, job.request.count_only, stderr)
         answer = run_sharded(job, options, label, stderr, output)
         if job.request.best and options.output == "jsonl" and answer.result.solutions:
             output.solutions(answer.result.solutions)  # the optimum is known only at the end
@@ -92,7 +95,7 @@ def run_estimate(job: Job, options: ShardOptions, header: dict, stdout: Console,
     words = first_line_words(job)
     if not words:
         raise InputError("nothing can stand on the first line: the search is empty, nothing to estimate")
-    with stderr.status("estimating: Knuth probes and sampled shards (about 10 s)…"):
+    with stderr.status("estimating: Knuth's random paths, then whole first-line words (about 10 s)…"):
         doc = plan(job, words)
     doc["shards"] = len(split(job, options.shards, plan_workers(options)))
     doc["engine"] = job.engine

@@ -6,7 +6,6 @@ from __future__ import annotations
 from rich.console import Console
 
 from cpmodel.commands.common import check_lengths, load_lexicon
-from cpmodel.core.errors import InputError
 from cpmodel.core.result import FOUND, NONE
 from cpmodel.core.validate import check_all, rack_word_problems
 from cpmodel.show.documents import write_json
@@ -16,11 +15,10 @@ from cpmodel.show.render import Parts, words_by_length, words_in_order
 def run(args, stdout: Console, stderr: Console) -> int:
     import time
 
-    from heuristics.words import BLANK, WordIndex, find_words
+    from cpmodel.core.specs import parse_rack
+    from heuristics.words import WordIndex, find_words
 
-    rack = args.letters.strip().lower()
-    if not rack or not all(c == BLANK or ("a" <= c <= "z") for c in rack):
-        raise InputError(f"LETTERS must be letters a-z or '?' for a blank, got {args.letters!r}")
+    rack = parse_rack(args.letters)
     check_lengths(args.min, args.max)
     lexicon = load_lexicon(args.dict, stderr, args.top)
     index = WordIndex(lexicon.words)
@@ -38,7 +36,7 @@ def run(args, stdout: Console, stderr: Console) -> int:
         write_json(stdout, doc)
     elif found:
         stdout.print(words_by_length(found) if args.sort == "length" else words_in_order(found))
-        stdout.print(Parts([f"{len(found)} words from {rack!r}", f"{seconds * 1000:.1f} ms",
+        stdout.print(Parts([f"{len(found):,} words from {rack!r}", f"{seconds * 1000:.1f} ms",
                             "building the word index included"], style="green"), highlight=False)
     else:
         stdout.print(f"none: no word of {args.min}+ letters can be spelled from {rack!r}", style="yellow", highlight=False)

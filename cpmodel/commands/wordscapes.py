@@ -10,6 +10,7 @@ from cpmodel.commands.auto import AUTO, plan_for, run_portfolio
 from cpmodel.commands.common import (cpsat_params, engine_names, load_lexicon, read_user_file, run_solvers,
                                      solve_request, warn_unused)
 from cpmodel.commands.sharded import dispatch, output_mode
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 
@@ -39,7 +40,7 @@ def fill_words(spec, rows) -> str:
     across, down = [], []
     rank = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
     for slot, word in zip(spec.slots, spec.slot_words(rows)):
-        (across if slot[0][0] == slot[-1][0] else down).append(f"{word} ({rank.get(word, '?')})")
+        (across if slot[0][0] == slot[-1][0] else down).append(f"{word} ({rank[word]:,})" if word in rank else f"{word} (?)")
     return f"across: {', '.join(across) or '-'} · down: {', '.join(down) or '-'}"
 
 
@@ -47,7 +48,7 @@ def wordscapes_spec_from_args(args, stderr: Console):
     from cpmodel.core.boards import parse_crossword
     from cpmodel.core.specs import wordscapes_spec
 
-    if not re.fullmatch(r"[a-z]+", args.letters.strip().lower()):
+    if not re.fullmatch(r"[a-z]+", ascii_lower(args.letters.strip())):
         raise InputError(f"LETTERS must be letters a-z only, got {args.letters!r}")
     text = read_user_file(args.board_file, "board file")
     board = parse_crossword(text, source=f"board file {args.board_file}")

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
 
 _MULTIPLIER = re.compile(r"([+*])(\d+)")
@@ -69,7 +70,7 @@ def _parse_row(row: str, source: str) -> list[Tile]:
             close = row.find("]", i)
             if close < 0:
                 raise InputError(f"unbalanced '[' in board {source!r}")
-            text = row[i + 1:close].lower()
+            text = ascii_lower(row[i + 1:close])
             if not text.isalpha() or not text.isascii():
                 raise InputError(f"'[{text}]' in board {source!r} must hold letters only")
             tiles.append(Tile(text))
@@ -82,6 +83,8 @@ def _parse_row(row: str, source: str) -> list[Tile]:
                 raise InputError(f"unknown multiplier at {row[i:i + 3]!r} in board {source!r} (use +2 +3 *2 *3 after a tile)")
             kind, value = match.group(1), int(match.group(2))
             last = tiles[-1]
+            if (last.letter_mult if kind == "+" else last.word_mult) != 1:  # a*2*3 is not a*3
+                raise InputError(f"a tile takes one {kind} multiplier, got a second at {row[i:i + 2]!r} in board {source!r}")
             tiles[-1] = Tile(last.text, value if kind == "+" else last.letter_mult, value if kind == "*" else last.word_mult)
             i = match.end()
         elif ch == "Q" and row[i + 1:i + 2] == "u":

@@ -38,7 +38,9 @@ from importlib import resources
 from importlib.metadata import version
 from pathlib import Path
 
+from cpmodel.core.checks import ascii_lower, optional, whole
 from cpmodel.core.errors import InputError
+from cpmodel.core.files import MAX_DICTIONARY, read_bytes, read_text
 
 _WORD = re.compile(r"[a-z]+")
 _COUNTED = re.compile(r"(\S+)\s+([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)")  # word<whitespace>count
@@ -59,6 +61,8 @@ class Lexicon:
     def __init__(self, words, source: str = "a word list", skipped: int = 0):
         if isinstance(words, str):  # "bats tab stab": whitespace-separated words
             words = words.split()
+        elif isinstance(words, (bytes, bytearray)) or not hasattr(words, "__iter__"):
+            raise InputError(f"a word list is a str of words or a list of str, got {type(words).__name__}")
         kept, dropped = parse_words(words)
         self.words = tuple(kept)
         self.source = source  # a human-readable name: "kjxqz+wordfreq" or a path
@@ -92,6 +96,7 @@ class Lexicon:
         in the same rank order."""
         if n is None:
             return self
+        n = optional("top", whole, n, 1)
         kept, per_length = [], {}
         for word in self.words:
             seen = per_length.get(len(word), 0)
@@ -110,7 +115,9 @@ def parse_words(lines) -> tuple[list[str], int]:
     kept: list[str] = []
     skipped = 0
     for line in lines:
-        word = line.strip().lower()
+        if not isinstance(line, str):
+            raise InputError(f"a word list holds words (str), got {type(line).__name__}: {line!r:.40}")
+        word = ascii_lower(line.strip())
         if not word:
             continue
         if not _WORD.fullmatch(word):
@@ -125,14 +132,8 @@ def parse_words(lines) -> tuple[list[str], int]:
 def load_file(path: str | os.PathLike) -> Lexicon:
     """A user word list, ranked by line order. Raises InputError when the
     file is missing, unreadable, or holds no usable word."""
-    try:
-        text = Path(path).read_text(encoding="utf-8-sig", errors="replace")  # -sig: a BOM is not part of the first word
-    except FileNotFoundError:
-        raise InputError(f"dictionary file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"dictionary path is a directory: {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read dictionary file {path}: {exc.strerror}") from None
+    # -sig: a BOM is not part of the first word; undecodable bytes become skipped lines
+    text = read_text(path, "dictionary file", MAX_DICTIONARY, errors="replace")
     lines = text.splitlines()
     words, skipped = parse_counted(lines) if is_counted(lines) else parse_words(lines)
     if not words:
@@ -163,7 +164,7 @@ def parse_counted(lines: list[str]) -> tuple[list[str], int]:
         match = _COUNTED.fullmatch(line.strip())
         if not line.strip():
             continue
-        word = match.group(1).lower() if match else ""
+        word = ascii_lower(match.group(1)) if match else ""
         if not _WORD.fullmatch(word):
             skipped += 1
             continue
@@ -214,9 +215,9 @@ def _cache_path(key: str) -> Path:
 def _read_cache(key: str) -> list[str] | None:
     """The cached ranked words, or None when the file is missing or fails a
     check: header, key, body hash, a-z lines, word count."""
-    try:
-        data = _cache_path(key).read_bytes()
-    except OSError:
+    try:  # a regular file of bounded size: a FIFO or device put in its place is ignored, not read
+        data = read_bytes(_cache_path(key), "cache file", MAX_DICTIONARY)
+    except InputError:
         return None
     header, _, body = data.partition(b"\n")
     fields = header.decode("ascii", errors="replace").split(" ")

@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
 
 BOGGLE_POINTS = {3: 1, 4: 1, 5: 2, 6: 3, 7: 5, 8: 11}  # 8 means "8 or more"
@@ -124,7 +125,7 @@ def _length_key(name: str, key: str, source: str) -> int:
 
 
 def _tile_key(name: str, source: str) -> str:
-    letters = name.lower()
+    letters = ascii_lower(name)
     if not (letters.isascii() and letters.isalpha()):
         raise InputError(f"{source}: letter_values keys must be a tile's letters a-z (like 'q' or 'qu'), got {name!r:.40}")
     return letters

@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass
 
 from cpmodel.core.boards import CrosswordBoard
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
 from cpmodel.core.lexicon import Lexicon
 
 MAX_SIDE = 15
-_SIZE = re.compile(r"\s*(\d+)\s*[x×X*]\s*(\d+)\s*")
+_SIZE = re.compile(r"\s*([0-9]+)\s*[x×X*]\s*([0-9]+)\s*")  # ASCII digits: \d also takes ٣
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def parse_size(text: str) -> tuple[int, int]:
 
 def parse_pattern(text: str, m: int, n: int) -> tuple[str, ...]:
     """Rows separated by '/' (or one string of m·n characters); '.' is free."""
-    cleaned = text.strip().lower()
+    cleaned = ascii_lower(text.strip())
     rows = cleaned.split("/") if "/" in cleaned else [cleaned[i * n:(i + 1) * n] for i in range(m)]
     if len(cleaned.replace("/", "")) != m * n or any(len(r) != n for r in rows) or len(rows) != m:
         raise InputError(f"pattern must be {m} rows of {n} characters ('.' for a free cell), got {text!r}")
@@ -149,7 +150,7 @@ def spellable(word: str, wheel_counts) -> bool:
 def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> WordscapesSpec:
     from collections import Counter
 
-    wheel = wheel.strip().lower()
+    wheel = ascii_lower(wheel.strip())
     if not wheel or not re.fullmatch(r"[a-z]+", wheel):
         raise InputError(f"LETTERS must be letters a-z only, got {wheel!r}")
     if min_len < 1:
@@ -173,6 +174,7 @@ def wordscapes_spec(board, wheel: str, lexicon: Lexicon, min_len: int = 3) -> Wo
 
 # -- Bananagrams --------------------------------------------------------------------
 
+MAX_HAND = 1000  # tiles in a hand: about seven bags; CP-SAT's model still builds in seconds
 BANANA_BAG = "A13 B3 C3 D6 E18 F3 G4 H3 I12 J2 K2 L5 M3 N8 O11 P3 Q2 R9 S6 T9 U6 V3 W3 X2 Y3 Z2"  # 144 tiles
 
 
@@ -192,13 +194,23 @@ class BananaSpec:
 
 def parse_hand(text: str) -> str:
     """'aei rst, lp' → 'aeilprst'. Spaces and commas between letters are fine."""
-    cleaned = re.sub(r"[\s,]+", "", text).lower()
+    cleaned = ascii_lower(re.sub(r"[\s,]+", "", text))
     if not cleaned:
         raise InputError("the hand is empty")
+    if len(cleaned) > MAX_HAND:
+        raise InputError(f"a hand holds at most {MAX_HAND:,} tiles, got {len(cleaned):,}")
     bad = sorted({c for c in cleaned if not "a" <= c <= "z"})
     if bad:
         raise InputError(f"the hand may hold only letters (spaces and commas between them are fine), found {''.join(bad)!r}")
     return "".join(sorted(cleaned))
+
+
+def parse_rack(text: str) -> str:
+    """A rack for ``words``: letters a-z and ``?`` for a blank, lowercased ('Reta?ns' → 'reta?ns')."""
+    rack = ascii_lower(text.strip())
+    if not rack or not all(c == "?" or "a" <= c <= "z" for c in rack):
+        raise InputError(f"LETTERS must be letters a-z or '?' for a blank, got {text!r}")
+    return rack
 
 
 def banana_bag() -> list[str]:

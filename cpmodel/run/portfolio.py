@@ -129,6 +129,16 @@ def portfolio_plan(puzzle: str, best: bool = False, cores: int | None = None,
     return [Entrant(name, delay=0.0 if k == 0 else head_start) for k, name in enumerate(chosen)]
 
 
+def grid_plan(cores: int | None = None) -> list[Entrant]:
+    """``grid --best``: the pool hill climber on every core but one (each stripe its
+    own seed) and annealing on the last; one core runs the climber alone. Both are
+    heuristics, so the race runs to the time limit and keeps the best board found."""
+    cores = max(1, cores or available_cores())
+    if cores == 1:
+        return [Entrant("hillclimb")]
+    return [Entrant("hillclimb", stripes=cores - 1), Entrant("anneal")]
+
+
 def portfolio_engines(puzzle: str, cores: int | None = None, best: bool = False) -> list[str]:
     """The engine names ``auto`` runs (see :func:`portfolio_plan`)."""
     return [entrant.engine for entrant in portfolio_plan(puzzle, best, cores)]
@@ -189,6 +199,7 @@ class _Member:
     process: multiprocessing.Process | None = None
     result: SolveResult | None = None
     error: str | None = None
+    nodes: int = 0  # the child's last reported node count
 
     @property
     def running(self) -> bool:
@@ -324,6 +335,9 @@ class Race:
                 member = self.members[index]
                 if kind == "solution":
                     forward.solution(payload, member.job.engine)
+                elif kind == "nodes":  # a child's running count: the progress line shows the sum
+                    member.nodes = payload
+                    control.nodes = sum(m.nodes for m in self.members)
                 elif kind == "result":
                     member.result = payload
                     team = self._team_result(member.team)
@@ -388,6 +402,9 @@ def _stripes(job: Job, count: int) -> list[Job]:
     first-solution or --limit run stays whole, its first solutions are the answer."""
     from cpmodel.run.shards import shardable
 
+    if count > 1 and job.puzzle == "grid":  # a heuristic's stripes are independent runs, one seed each
+        seed = job.option("seed", 0)
+        return [replace(job, options=dict(job.options, seed=seed + 7919 * k)) for k in range(count)]
     if count <= 1 or not shardable(job):
         return [job]
     from cpmodel.run.shards import split
@@ -407,6 +424,10 @@ def _merge(job: Job, members: list[_Member]) -> SolveResult:
     seconds = max(m.result.seconds for m in members if m.result is not None)
     merged = merger.result(seconds, reasons[0] if reasons else "interrupt")
     merged.stats["stripes"] = len(members)
+    found = [m.result for m in members if m.result is not None and m.result.objective is not None]
+    if found and "history" in found[0].stats:  # the best stripe's own story (grid --best)
+        best = min(found, key=lambda r: r.objective)
+        merged.stats.update(history=best.stats["history"], evaluations=sum(r.stats.get("evaluations", 0) for r in found))
     return merged
 
 
@@ -508,6 +529,7 @@ def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) 
     if job.time_limit is not None:
         control.time_limit = max(job.time_limit - waited, 0.001)  # the race's clock, not ours
     on_solution = (lambda rows: messages.put(("solution", index, rows))) if start.stream else None
+    reporting = _NodeReporter(control, index, messages) if start.stream else None
     try:
         if stop.is_set():  # the race ended before our turn
             result = SolveResult(job.engine, UNKNOWN, False, 0, stopped_by="interrupt")
@@ -516,8 +538,37 @@ def _child_main(job: Job, index: int, messages, stop, incumbent, start: _Start) 
         messages.put(("result", index, result))
     except BaseException as exc:  # reported to the parent, which decides
         messages.put(("error", index, f"{type(exc).__name__}: {exc}"))
+    if reporting is not None:
+        reporting.stop()
     messages.close()
     messages.join_thread()
+
+
+NODES_EVERY = 0.5  # seconds between a child's node counts (the parent's progress line)
+
+
+class _NodeReporter:
+    """Sends ``control.nodes`` to the parent every NODES_EVERY seconds while it
+    changes, from a daemon thread; :meth:`stop` ends it before the queue closes."""
+
+    def __init__(self, control: Control, index: int, messages):
+        import threading
+
+        self.control, self.index, self.messages = control, index, messages
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._report, daemon=True)
+        self.thread.start()
+
+    def _report(self) -> None:
+        last = 0
+        while not self.done.wait(NODES_EVERY):
+            if self.control.nodes != last:
+                last = self.control.nodes
+                self.messages.put(("nodes", self.index, last))
+
+    def stop(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=NODES_EVERY * 4)
 
 
 def _head_start(start: _Start, stop: EitherFlag) -> float:

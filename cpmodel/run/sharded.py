@@ -33,7 +33,7 @@ from rich.text import Text
 
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import SolveResult
-from cpmodel.run import interrupts
+from cpmodel.run import interrupts, watch
 
 DRAIN_SECONDS = 2.0  # how long stopped shards in flight get to hand back what they found
 
@@ -115,6 +115,8 @@ class Progress:
         if self.first_done is None:
             self.first_done = done
         line = self.line(done, solutions)
+        watch.tell("progress", line=line, found=solutions, shards_done=done, shards=self.total,
+                   seconds=round(time.monotonic() - self.started, 2))
         if self.live:
             self.live.update(Text(line, style="cyan"))
         elif final or time.monotonic() - self.last_plain >= 5.0:
@@ -140,7 +142,7 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
 
 
 def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink, signals) -> Sharded:
-    from cpmodel.run.checkpoint import Checkpoint, recorded_result
+    from cpmodel.run.checkpoint import Checkpoint
     from cpmodel.run.executors import open_pool
     from cpmodel.run.shards import Merger, job_key, split
 
@@ -148,10 +150,10 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
     chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards, plan_workers(options))
-    merger = Merger(job, len(shards), keep_solutions=options.output != "jsonl" and not job.request.count_only)
-    checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), len(shards)) if options.checkpoint else None
-    for shard_id, record in (checkpoint.records.items() if checkpoint else ()):
-        result = recorded_result(record, job.engine)
+    # only one JSON document needs every solution at the end: the others stream them (memory stays flat)
+    merger = Merger(job, len(shards), keep_solutions=options.output == "json" and not job.request.count_only)
+    checkpoint = Checkpoint(options.checkpoint, job_key(job, shards), shards) if options.checkpoint else None
+    for shard_id, result in (checkpoint.records.items() if checkpoint else ()):  # verified on opening
         merger.add(shard_id, result, resumed=True)
         if not job.request.best:
             sink.solutions(result.solutions)
@@ -160,6 +162,9 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
     try:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
             stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress, signals)
+    except BaseException:  # stdout closed (| head), a bug: the shards in flight must not run on
+        pool.stop()
+        raise
     finally:
         pool.close()
         if checkpoint:
@@ -218,6 +223,8 @@ def _collect(shard, result: SolveResult, merger, checkpoint, sink) -> None:
     merger.add(shard.id, result)
     if not merger.job.request.best:
         sink.solutions(result.solutions)
+        if result.solutions and watch.watching():
+            watch.tell("solutions", batch=[list(rows) for rows in result.solutions[:20]])
 
 
 def _drain(in_flight: dict, merger, checkpoint, sink, seconds: float = DRAIN_SECONDS) -> None:

@@ -23,7 +23,7 @@ from rich.text import Text
 
 from cpmodel.core.control import Control
 from cpmodel.core.result import SolveResult, status_of
-from cpmodel.run import interrupts
+from cpmodel.run import interrupts, watch
 
 
 GRACE = 1.0  # seconds a stopped engine gets to hand back what it found
@@ -48,7 +48,8 @@ class Supervisor:
         self.stopped_at: float | None = None  # when a stop was asked for
 
     def stream(self, rows) -> None:
-        """Solver-side callback: queue a solution for printing."""
+        """Solver-side callback: queue a solution for printing (and tell a watcher)."""
+        watch.tell("solution", rows=list(rows))
         if self.printer is not None or self.batch_printer is not None:
             self.streamed.put(rows)
 
@@ -80,6 +81,7 @@ class Supervisor:
                 done.wait(0.05)
                 self._print_streamed(live)
                 live.update(self._line())
+                self._tell_progress()
             self._print_streamed(live)
         if "error" in outcome:
             raise outcome["error"]
@@ -124,6 +126,14 @@ class Supervisor:
             for rows in batch:
                 self.printer(rows)
         live.start()
+
+    def _tell_progress(self) -> None:
+        """The progress line's counters, for a watcher (cpmodel.run.watch)."""
+        if watch.watching():
+            value = self.control.objective
+            watch.tell("progress", line=str(self._line()), found=self.control.solutions, nodes=self.control.nodes,
+                       objective=list(value) if isinstance(value, tuple) else value, bound=self.control.bound,
+                       seconds=round(self.control.elapsed(), 2))
 
     def _line(self) -> Text:
         elapsed = self.control.elapsed()

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -92,8 +92,11 @@ def _pack(tokens: list[str], width: int) -> list[str]:
     return lines + [line]
 
 
-def summary(result: SolveResult, what: str) -> Parts:
-    """One honest line: what was found, and whether the search finished."""
+def summary(result: SolveResult, what: str, shown: int | None = None) -> Parts:
+    """One honest line: what was found, and whether the search finished.
+
+    ``shown``: how many solutions were printed, when that is fewer than were
+    found (cpmodel.show.gallery draws a bounded number)."""
     effort = _effort(result)
     seconds = f"{result.seconds:.2f} s"
     if result.status == FOUND:
@@ -103,9 +106,11 @@ def summary(result: SolveResult, what: str) -> Parts:
             done = ["search complete"] if result.complete else [f"stopped by {result.stopped_by}", "more may exist"]
         if result.objective is not None:
             done = ["optimum proven"] if result.complete else [f"best so far, not proven optimal ({result.stopped_by})"]
-            head = [f"best {what}", f"largest rank {result.objective[0]}, rank sum {result.objective[1]}"]
+            head = [f"best {what}", f"largest rank {result.objective[0]:,}, rank sum {result.objective[1]:,}"]
         else:
-            head = [f"{result.count} {what}{'s' if result.count != 1 else ''}"]
+            head = [f"{result.count:,} {what}{'s' if result.count != 1 else ''}"]
+            if shown is not None and shown < result.count:
+                head.append(f"{shown:,} shown")
         return Parts([*head, *done, seconds, effort], style="green")
     if result.status == NONE:
         return Parts([f"none: no {what} exists", "search complete", seconds, effort], style="yellow")
@@ -146,7 +151,7 @@ def comparison_table(results: list[SolveResult], agreement: str) -> Table:
         table.add_column(header, justify="right" if header in ("solutions", "seconds") else "left", no_wrap=True)
     for r in results:
         effort = r.stats.get("nodes", r.stats.get("branches", ""))
-        table.add_row(r.solver, r.status, str(r.count), str(r.complete), f"{r.seconds:.3f}", f"{effort:,}" if effort != "" else "")
+        table.add_row(r.solver, r.status, f"{r.count:,}", str(r.complete), f"{r.seconds:.3f}", f"{effort:,}" if effort != "" else "")
     fastest = min(results, key=lambda r: r.seconds)
     slowest = max(results, key=lambda r: r.seconds)
     ratio = speed_ratio(slowest, fastest)
@@ -214,13 +219,13 @@ def path_drawing(board, path) -> Text:
 
 
 def grid_words_table(board, words, show: int) -> Table:
-    table = Table(box=box.SIMPLE_HEAVY, title=f"{len(words)} words · total {sum(w.score for w in words)}")
+    table = Table(box=box.SIMPLE_HEAVY, title=f"{len(words):,} words · total {sum(w.score for w in words):,}")
     for header in ("word", "score", "path"):
         table.add_column(header, justify="right" if header == "score" else "left")
     for w in words[:show]:
         table.add_row(w.word, str(w.score), path_drawing(board, w.path))
     if len(words) > show:
-        table.caption = f"{len(words) - show} more (use --show N or --json)"
+        table.caption = f"{len(words) - show:,} more (use --show N or --json)"
     return table
 
 
@@ -261,7 +266,7 @@ def _engine_cell(row, name: str, reasons: list[str]) -> Text:
         return Text("")
     result = row.results[name]
     effort = result.stats.get("nodes", result.stats.get("branches", 0))
-    return Text(f"{result.status} {result.count}\n{result.seconds:.3f} s\n{_compact(effort)}")
+    return Text(f"{result.status} {result.count:,}\n{result.seconds:.3f} s\n{_compact(effort)}")
 
 
 def _compact(number: int) -> str:
@@ -293,24 +298,55 @@ def _ratio_cell(model: SolveResult, backtrack: SolveResult) -> str:
     return "?"
 
 
-def estimate_table(doc: dict, engine: str, first_line_words: int) -> Table:
-    """--estimate's plan (cpmodel.run.estimate.plan): Knuth's probes and the sampled shards side by side."""
-    table = Table(title=f"estimate · {engine} · {first_line_words:,} first-line words · {doc['shards']:,} shards")
+def estimate_table(doc: dict, engine: str, first_line_words: int) -> Group:
+    """--estimate's plan (cpmodel.run.estimate.plan): Knuth's random paths beside whole
+    first-line words, and what the two say together. A cell breaks only before its
+    "±"; the heading and notes are :class:`Parts`, which break only between pieces."""
+    heading = Parts(["estimate", engine, f"{first_line_words:,} first-line words",
+                     f"the run would cut {doc['shards']:,} shards"], style="bold")
+    table = Table(box=box.SIMPLE_HEAVY)
     for column in ("method", "nodes", "solutions", "CPU seconds"):
-        table.add_column(column, justify="left" if column == "method" else "right")
+        table.add_column(column, justify="left" if column == "method" else "right", no_wrap=True)
     sampled = doc["sampled_shards"]
     if "knuth" in doc:
         k = doc["knuth"]
-        table.add_row(f"Knuth, {k['probes']:,} probes", _pm(k["nodes"], k["nodes_stderr"]),
-                      _pm(k["solutions"], k["solutions_stderr"]), f"{k['seconds']:,.0f}" if "seconds" in k else "")
-    table.add_row(f"{sampled['sampled']} sampled shards", _pm(sampled["nodes"], sampled["nodes_stderr"]),
-                  _pm(sampled["solutions"], sampled["solutions_stderr"]), _pm(sampled["seconds"], sampled["seconds_stderr"]))
-    table.caption = (f"≈ {doc['cpu_hours']:,.2f} CPU-hours; {doc['workers_for_one_hour']:,} workers finish in an hour "
-                     f"(± one standard error shown; Knuth's counts the backtracker's nodes)")
-    return table
+        table.add_row(f"Knuth, {k['probes']:,} paths", _pm(k["nodes"], k["nodes_stderr"]),
+                      _pm(k["solutions"], k["solutions_stderr"]), _seconds(k["seconds"]) if "seconds" in k else "")
+    table.add_row(f"{sampled['sampled']:,} of {sampled['words']:,} words", _pm(sampled["nodes"], sampled["nodes_stderr"]),
+                  _pm(sampled["solutions"], sampled["solutions_stderr"]),
+                  _pm(sampled["seconds"], sampled["seconds_stderr"], seconds=True))
+    workers = doc["workers_for_one_hour"]
+    notes = [Parts([f"≈ {doc['cpu_hours']:,.2f} CPU-hours (from the words)",
+                    f"{workers:,} {'worker finishes' if workers == 1 else 'workers finish'} in an hour"]),
+             Parts(["paths: Knuth's random root-to-leaf paths", "words: first-line words run whole, scaled up",
+                    "± one standard error"], style="dim"),
+             *_nodes_agreement(doc)]
+    return Group(heading, table, *notes)
 
 
-def _pm(value: float, error: float) -> str:
+def _nodes_agreement(doc: dict) -> list[Parts]:
+    """Whether the two node estimates agree, and what to believe when they do not."""
+    agreement = doc.get("nodes_agreement")
+    if not agreement:
+        return []
+    ratio = agreement["ratio"]
+    if agreement["within_error"]:
+        return [Parts(["the node estimates agree", f"paths/words {ratio:.2f}, within their errors"])]
+    return [Parts([f"the node estimates differ {max(ratio, 1 / ratio):.2f}×, beyond their errors",
+                   "the tree is lopsided: a few first-line words hold most of it",
+                   "an error from few samples understates such a spread", "trust either to about 2×"],
+                  style="yellow")]
+
+
+def _seconds(value: float) -> str:
+    return f"{value:,.1f}" if value < 10 else f"{value:,.0f}"
+
+
+def _pm(value: float, error: float, seconds: bool = False) -> str:
+    """``value`` and, on a line of its own, ``± error`` (NaN: no spread to estimate)."""
     import math
 
-    return f"{value:,.0f}" if math.isnan(error) else f"{value:,.0f} ± {error:,.0f}"
+    shown = _seconds(value) if seconds else f"{value:,.0f}"
+    if math.isnan(error):
+        return shown
+    return f"{shown}\n± {_seconds(error) if seconds else f'{error:,.0f}'}"

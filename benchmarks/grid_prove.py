@@ -1,0 +1,218 @@
+"""Benchmark: the exact side of best boards (grid --best RxC --prove) against the heuristics.
+
+    flock /tmp/cpmodel-bench.lock python benchmarks/grid_prove.py --dict wordlists/enable2k.txt [--quick]
+
+The word list is taken by path (ENABLE2K: danvk/hybrid-boggle's
+wordlists/enable2k.txt, which danvk's 3x3 result, streaedlp = 545, uses).
+
+1. Bounds, side by side on the same seeded sample of canonical 3x3 classes
+   (danvk's 4-bucket split, where max/sum is cheap enough to sample):
+   max/sum (2009), union (every spellable word once), the smaller of the
+   two, and the orderly tree's bound (2025) that --prove uses. Mean bound,
+   the share of classes a bound drops at once (at most the optimum), and the
+   time per class.
+2. Proofs: --prove on each size, on --jobs workers: optimum, wall and CPU
+   seconds, classes, subclasses bounded and boards scored.
+3. Top-level splits: danvk's 4 buckets against the 3 that --prove uses,
+   CPU per class on a seeded sample and the whole proof's estimated CPU.
+4. The CP-SAT model (cpmodel/models/grid_best.py) on the sizes it can hold.
+5. Heuristic against proof: how long the Python annealing (grid --best) and
+   the proof's own hill climb take to first reach the proven 3x3 optimum
+   (skipped by --quick, which proves no 3x3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from pathlib import Path
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+
+from cpmodel.core.lexicon import load_file
+from cpmodel.core.scoring import score_table
+from cpmodel.run.grid_prove import prove
+from cpmodel.run.sharded import ShardOptions
+from heuristics import grid
+from heuristics.grid_bound import Bounder
+from heuristics.grid_breaker import (
+    BUCKETS_DANVK,
+    BUCKETS_SMALL,
+    Breaker,
+    canonical_classes,
+    class_masks,
+    climb,
+)
+from heuristics.words import build_trie
+
+BOGGLE = score_table("boggle")
+
+
+def bounds(words, sample: int, seed: int, beat: int) -> list[dict]:
+    breaker = Breaker(words, BOGGLE, 3, 3, BUCKETS_DANVK)  # small classes: max/sum takes seconds on bigger ones
+    bounder = Bounder(breaker.tables, 3, 3)
+    codes = random.Random(seed).sample(canonical_classes(3, 3, len(breaker.buckets)), sample)
+    classes = [class_masks(code, 9, breaker.buckets) for code in codes]
+    bounder.bounds(classes[0])  # compile outside the clock
+    breaker.tree.build(classes[0], breaker.rank, breaker.adj, breaker.deg)
+    values = {"max/sum": [], "union": [], "min(max/sum, union)": [], "orderly tree": []}
+    seconds = {"max/sum, union (one walk)": 0.0, "orderly tree": 0.0}
+    nodes = []
+    for masks in classes:
+        started = time.perf_counter()
+        maxsum, union = bounder.bounds(masks)
+        seconds["max/sum, union (one walk)"] += time.perf_counter() - started
+        started = time.perf_counter()
+        nodes.append(breaker.tree.build(masks, breaker.rank, breaker.adj, breaker.deg))
+        seconds["orderly tree"] += time.perf_counter() - started
+        for name, value in (("max/sum", maxsum), ("union", union), ("min(max/sum, union)", min(maxsum, union)),
+                            ("orderly tree", int(breaker.tree.bound[0]))):
+            values[name].append(value)
+    rows = []
+    for name, vals in values.items():
+        walk = "orderly tree" if name == "orderly tree" else "max/sum, union (one walk)"
+        rows.append({"bound": name, "classes": sample, "mean": round(statistics.mean(vals)),
+                     "median": round(statistics.median(vals)),
+                     "dropped_at_once": round(sum(v <= beat for v in vals) / sample, 3),
+                     "ms_per_class": round(1000 * seconds[walk] / sample, 2)})
+    orderly = rows[-1]["mean"]
+    for r in rows:
+        r["ratio_to_orderly"] = round(r["mean"] / orderly, 2)
+    rows[-1]["mean_tree_nodes"] = round(statistics.mean(nodes))
+    return rows
+
+
+def proofs(words, sizes: list[str], jobs: int, stderr: Console) -> list[dict]:
+    rows = []
+    for size in sizes:
+        r, c = map(int, size.split("x"))
+        started = time.perf_counter()
+        result = prove(words, BOGGLE, r, c, ShardOptions(jobs=jobs), None, 0, stderr)
+        rows.append({"size": size, "jobs": jobs, "optimum": result.best, "board": result.board,
+                     "proven": result.optimal, "wall_s": round(time.perf_counter() - started, 1),
+                     "cpu_s": result.cpu_seconds, "classes": result.classes, "subclasses": result.nodes,
+                     "boards_scored": result.boards, "seed_score": result.seed_score,
+                     "seed_s": result.seed_seconds, "found_by": result.found_by})
+    return rows
+
+
+def splits(words, sample: int, seed: int, beat: int) -> list[dict]:
+    """CPU per class and the estimated CPU of a whole 3x3 proof, for each top-level split, from a seeded sample."""
+    rows = []
+    for buckets in (BUCKETS_DANVK, BUCKETS_SMALL):
+        breaker = Breaker(words, BOGGLE, 3, 3, buckets)
+        codes = canonical_classes(3, 3, len(buckets))
+        picked = random.Random(seed).sample(codes, min(sample, len(codes)))
+        flag = np.zeros(1, np.int8)
+        breaker.break_masks(class_masks(picked[0], 9, buckets), beat, flag)  # compile outside the clock
+        started, nodes = time.process_time(), 0
+        for code in picked:
+            nodes += breaker.break_masks(class_masks(code, 9, buckets), beat, flag)[3]
+        per_class = (time.process_time() - started) / len(picked)
+        rows.append({"buckets": " ".join(buckets), "canonical_classes": len(codes), "sampled": len(picked),
+                     "cpu_ms_per_class": round(1000 * per_class, 1), "subclasses_per_class": nodes // len(picked),
+                     "estimated_proof_cpu_s": round(per_class * len(codes))})
+    for r in rows:
+        r["ratio"] = round(r["estimated_proof_cpu_s"] / rows[-1]["estimated_proof_cpu_s"], 2)
+    return rows
+
+
+def cpsat(words, sizes: list[str], seconds: float) -> list[dict]:
+    """The CP-SAT model (cpmodel.models.grid_best) on the same sizes, 2 workers, capped."""
+    from cpmodel.models import grid_best
+
+    rows = []
+    for size in sizes:
+        r, c = map(int, size.split("x"))
+        started = time.perf_counter()
+        try:
+            status, best, bound, board, wall, pairs = grid_best.solve(r, c, words, BOGGLE, seconds, workers=2)
+        except ValueError as exc:  # the model would not fit
+            rows.append({"size": size, "status": "not built", "best": None, "bound": None, "wall_s": None,
+                         "note": str(exc)})
+            continue
+        rows.append({"size": size, "status": status, "best": best, "bound": bound, "board": board,
+                     "wall_s": round(time.perf_counter() - started, 1), "solve_s": round(wall, 1), "pairs": pairs})
+    return rows
+
+
+def heuristics(words, optimum: int, seconds: float, seeds: int) -> list[dict]:
+    """Seconds until each heuristic first reaches the 3x3 optimum (None: not within ``seconds``)."""
+    trie = build_trie(words)
+    breaker = Breaker(words, BOGGLE, 3, 3)
+    climb(breaker, 0.2, 0)  # compile outside the clock
+    rows = []
+    for seed in range(seeds):
+        result = grid.best_board(3, 3, trie, BOGGLE, seed, seconds)
+        reached = next((t for t, s in result.history if s >= optimum), None)
+        rows.append({"method": "annealing (Python, grid --best)", "seed": seed, "best": result.score,
+                     "reached_optimum_s": reached, "budget_s": seconds})
+        started = time.perf_counter()
+        score, budget = 0, 0.5
+        while score < optimum and time.perf_counter() - started < seconds:
+            score, _ = climb(breaker, budget, seed)  # restarts with a longer budget until it gets there
+            budget *= 2
+        took = time.perf_counter() - started
+        rows.append({"method": "hill climb (numba, --prove's seed)", "seed": seed, "best": score,
+                     "reached_optimum_s": round(took, 2) if score >= optimum else None, "budget_s": seconds})
+    return rows
+
+
+def table(title: str, rows: list[dict]) -> Table:
+    keys = list(dict.fromkeys(k for r in rows for k in r))  # rows may differ (a model not built has a note)
+    t = Table(title=title)
+    for key in keys:
+        t.add_column(key, justify="right" if isinstance(rows[0].get(key), (int, float)) else "left")
+    for r in rows:
+        t.add_row(*[f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+                    for v in (r.get(k, "") for k in keys)])
+    return t
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dict", required=True, help="word list (ENABLE2K for the published figures)")
+    parser.add_argument("--quick", action="store_true", help="2x2 and 2x3 proofs and small samples")
+    parser.add_argument("--sizes", default=None, help="comma list of sizes to prove (default 2x2,2x3,3x3)")
+    parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--sample", type=int, default=None, help="classes in the bound comparison (default 300)")
+    parser.add_argument("--heuristic-seconds", type=float, default=None)
+    parser.add_argument("--split-sample", type=int, default=None, help="classes sampled per split (default 150)")
+    parser.add_argument("--cpsat-seconds", type=float, default=120.0)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args()
+    console, stderr = Console(width=160), Console(stderr=True)
+    words = load_file(args.dict).words
+    sizes = (args.sizes or ("2x2,2x3" if args.quick else "2x2,2x3,3x3")).split(",")
+    sample = args.sample or (50 if args.quick else 300)
+    heuristic_seconds = args.heuristic_seconds or (10.0 if args.quick else 60.0)
+    doc = {"dict": Path(args.dict).name, "words": len(words), "jobs": args.jobs, "seed": args.seed,
+           "machine_load_1min": round(float(Path("/proc/loadavg").read_text().split()[0]), 2)}
+    doc["proofs"] = proofs(words, sizes, args.jobs, stderr)
+    console.print(table("--prove: the optimum proven by branch and bound over board classes", doc["proofs"]))
+    optimum = next((r["optimum"] for r in doc["proofs"] if r["size"] == "3x3"), None)
+    doc["bounds"] = bounds(words, sample, args.seed, optimum or 545)
+    console.print(table(f"Bounds on {sample} canonical 3x3 classes of danvk's split (dropped at once: bound <= {optimum or 545})",
+                        doc["bounds"]))
+    doc["splits"] = splits(words, args.split_sample or (20 if args.quick else 150), args.seed, optimum or 545)
+    console.print(table("Top-level splits of 3x3: CPU per class, estimated CPU of the whole proof", doc["splits"]))
+    doc["cpsat"] = cpsat(words, [s for s in sizes if s in ("2x2", "2x3")], args.cpsat_seconds)
+    console.print(table(f"The CP-SAT model (word-path literals), {args.cpsat_seconds:.0f} s cap", doc["cpsat"]))
+    if optimum is not None:
+        doc["heuristics"] = heuristics(words, optimum, heuristic_seconds, 3)
+        console.print(table(f"Heuristics: seconds to first reach the proven 3x3 optimum {optimum}", doc["heuristics"]))
+    out = Path(args.out or f"benchmarks/results/grid_prove{'.quick' if args.quick else ''}.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    console.print(f"written {out}")
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()

@@ -1,0 +1,40 @@
+"""Run the web app on uvicorn: bind, say where, serve until SIGINT or SIGTERM.
+
+The socket is bound here (port 0 picks a free one), so the address printed
+is the real one. uvicorn takes the signals while it serves: it stops
+accepting, the app's shutdown stops every job (cpmodel.web.jobs), and the
+signal is raised again afterwards, so ``python -m cpmodel serve`` ends with
+the CLI's 130 or 143.
+"""
+
+from __future__ import annotations
+
+import socket
+
+
+def bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(128)
+    sock.set_inheritable(True)
+    return sock
+
+
+def serve(host: str, port: int, workers: int, queue: int, announce) -> None:
+    """Serve until a signal; ``announce(url)`` is called once the socket is bound."""
+    import uvicorn
+
+    from cpmodel.web.app import create_app
+
+    sock = bind(host, port)
+    bound = sock.getsockname()[1]
+    hosts = ("127.0.0.1", "localhost", "::1", host) if host not in ("0.0.0.0", "::") else ("*",)
+    app = create_app(workers, queue, hosts)
+    config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="on",
+                            access_log=False)
+    server = uvicorn.Server(config)
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"http://{shown}:{bound}/")
+    server.run(sockets=[sock])

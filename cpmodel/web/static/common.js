@@ -1,0 +1,106 @@
+// cpmodel serve: helpers every page shares. User text only ever goes into the
+// page as text (textContent, text nodes), never as HTML.
+"use strict";
+
+const cp = (() => {
+  const $ = (selector, root = document) => root.querySelector(selector);
+
+  // el("td", {className: "x", dataset: {r: 1}}, "text", otherNode)
+  function el(tag, props = {}, ...children) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props)) {
+      if (key === "dataset") Object.assign(node.dataset, value);
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else if (key in node) node[key] = value;
+      else node.setAttribute(key, value);
+    }
+    for (const child of children) {
+      if (child === null || child === undefined) continue;
+      node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    }
+    return node;
+  }
+
+  function say(text, kind = "") {
+    const box = $("#message");
+    box.textContent = text || "";
+    box.className = "message " + kind;
+  }
+  const fail = (text) => say(text, "error");
+
+  // POST JSON; resolves to the answer's JSON, rejects with the server's one-line message.
+  async function post(url, body) {
+    const answer = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
+                                     body: JSON.stringify(body || {})});
+    let data = null;
+    try { data = await answer.json(); } catch (e) { data = {error: `HTTP ${answer.status}`}; }
+    if (!answer.ok) throw new Error(data.error || `HTTP ${answer.status}`);
+    return data;
+  }
+
+  // Start a job and follow its server-sent events. handlers: queued(position), running(),
+  // progress(data), solutions(batch), done(result). Returns {cancel}.
+  async function startJob(body, handlers) {
+    let source = null, finished = false, id = null;
+    const job = {
+      cancel() {
+        if (id && !finished) fetch(`/api/jobs/${id}/cancel`, {method: "POST"});
+      },
+    };
+    const answer = await post("/api/jobs", body);  // 400 (bad input) and 503 (busy) reject here
+    id = answer.id;
+    source = new EventSource(answer.events);
+    const on = (kind, fn) => source.addEventListener(kind, (event) => fn(JSON.parse(event.data)));
+    on("queued", (d) => handlers.queued && handlers.queued(d.position));
+    on("running", () => handlers.running && handlers.running());
+    on("progress", (d) => handlers.progress && handlers.progress(d));
+    on("solutions", (d) => handlers.solutions && handlers.solutions(d.batch));
+    on("done", (d) => { finished = true; source.close(); handlers.done && handlers.done(d); });
+    source.onerror = () => {
+      if (!finished) { finished = true; source.close(); handlers.done && handlers.done({code: null, doc: null, message: "lost the connection to the server"}); }
+    };
+    return job;
+  }
+
+  // A job's end as one line for the page: the CLI's message, or null when there is a document.
+  function problem(result) {
+    if (result.code === 2) return (result.message || "bad input").replace(/^error: /, "");
+    if (!result.doc) return result.cancelled ? "cancelled" : (result.message || `the job ended with exit code ${result.code}`);
+    return null;
+  }
+
+  // A grid of letters: rows of text, '#' or ' ' blocked, '.' open. Returns the container.
+  function letterGrid(rows, className = "letters") {
+    const width = Math.max(...rows.map((row) => row.length));
+    const grid = el("div", {className, role: "grid"});
+    grid.style.gridTemplateColumns = `repeat(${width}, auto)`;
+    rows.forEach((row, r) => {
+      for (let c = 0; c < width; c++) {
+        const ch = row[c] || "#";
+        const blocked = ch === "#" || ch === " ";
+        grid.append(el("div", {className: "cell" + (blocked ? " blocked" : ch === "." ? " open" : ""),
+                               dataset: {r, c}, role: "gridcell"}, blocked || ch === "." ? "" : ch));
+      }
+    });
+    return grid;
+  }
+
+  function table(headers, rows, className = "data") {
+    return el("table", {className},
+      el("thead", {}, el("tr", {}, ...headers.map((h) => el("th", {}, h)))),
+      el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell))))));
+  }
+
+  // Mark the page's own link in the header.
+  function navigation() {
+    for (const link of document.querySelectorAll("header a[href]")) {
+      if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
+    }
+  }
+  document.addEventListener("DOMContentLoaded", () => {
+    navigation();
+    if (!document.body.dataset.state) document.body.dataset.state = "idle";  // pages with no script of their own
+  });
+
+  return {$, el, say, fail, post, startJob, problem, letterGrid, table};
+})();

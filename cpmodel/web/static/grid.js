@@ -1,0 +1,108 @@
+// Grid games: the words of a board (the CLI's grid command), their paths, a best-board search.
+"use strict";
+(() => {
+  const {$, el, say, fail, post, startJob, problem} = cp;
+  let search = null;
+
+  function tileText(tile) {  // "qu", "e+2", "a*3" → what the tile shows
+    return tile;
+  }
+
+  function tiles(notation) {  // the board notation back into rows of tile labels
+    return notation.split("/").map((row) => {
+      const out = [];
+      for (let i = 0; i < row.length;) {
+        let t = row[i] === "[" ? row.slice(i + 1, row.indexOf("]", i)) : row[i];
+        i += row[i] === "[" ? t.length + 2 : 1;
+        while (i < row.length && (row[i] === "+" || row[i] === "*")) { t += row[i] + row[i + 1]; i += 2; }
+        out.push(t);
+      }
+      return out;
+    });
+  }
+
+  function drawBoard(notation) {
+    const rows = tiles(notation);
+    const grid = el("div", {className: "letters", id: "grid-board", role: "grid"});
+    grid.style.gridTemplateColumns = `repeat(${rows[0].length}, auto)`;
+    rows.forEach((row, r) => row.forEach((tile, c) =>
+      grid.append(el("div", {className: "cell", dataset: {r, c}, role: "gridcell"}, tileText(tile)))));
+    $("#board").replaceChildren(grid);
+  }
+
+  function highlight(path) {
+    for (const cell of document.querySelectorAll("#grid-board .cell")) {
+      cell.classList.remove("on");
+      const order = cell.querySelector(".order");
+      if (order) order.remove();
+    }
+    (path || []).forEach(([r, c], k) => {
+      const cell = document.querySelector(`#grid-board .cell[data-r="${r}"][data-c="${c}"]`);
+      if (cell) { cell.classList.add("on"); cell.append(el("span", {className: "order"}, String(k + 1))); }
+    });
+  }
+
+  function show(doc) {
+    drawBoard(doc.board);
+    $("#board-input").value = doc.board;
+    $("#total").textContent = `${doc.count} words · ${doc.total} points (${doc.score_kind})`
+      + (doc.evaluations ? ` · ${doc.evaluations.toLocaleString()} boards tried · a heuristic, not a proven optimum` : "");
+    const list = $("#words");
+    list.replaceChildren(...doc.words.map((w, k) => {
+      const item = el("li", {tabIndex: 0, dataset: {index: k, path: JSON.stringify(w.path)}}, `${w.word} ${w.score}`);
+      const on = () => highlight(w.path), off = () => highlight([]);
+      item.addEventListener("mouseenter", on);
+      item.addEventListener("focus", on);
+      item.addEventListener("mouseleave", off);
+      item.addEventListener("blur", off);
+      return item;
+    }));
+    document.body.dataset.state = "done";
+  }
+
+  async function find(fields) {
+    say("");
+    document.body.dataset.state = "running";
+    try {
+      show(await post("/api/grid", {score: $("#score").value, min: $("#min").value, ...fields}));
+    } catch (error) {
+      document.body.dataset.state = "error";
+      fail(error.message);
+    }
+  }
+
+  async function best(event) {
+    event.preventDefault();
+    if (search) return;
+    say("");
+    $("#best-start").disabled = true;
+    $("#best-stop").disabled = false;
+    document.body.dataset.state = "running";
+    const finish = () => { search = null; $("#best-start").disabled = false; $("#best-stop").disabled = true; };
+    try {
+      search = await startJob({puzzle: "grid", best: $("#best-size").value.trim(), time_limit: $("#best-time").value,
+                               seed: $("#seed").value, score: "boggle"}, {
+        queued: (position) => { $("#status").textContent = `queued: position ${position}`; },
+        progress: (d) => { $("#status").textContent = `best so far: ${d.found} points · ${d.nodes.toLocaleString()} boards · ${d.seconds} s`; },
+        done: (result) => {
+          finish();
+          const trouble = problem(result);
+          if (trouble && !result.doc) { fail(trouble); document.body.dataset.state = "error"; return; }
+          show(result.doc);
+          $("#status").textContent = `best board: ${result.doc.total} points (${result.doc.stopped_by || "done"})`;
+        },
+      });
+    } catch (error) {
+      finish();
+      fail(error.message);
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $("#form").addEventListener("submit", (event) => { event.preventDefault(); find({board: $("#board-input").value}); });
+    $("#roll").addEventListener("click", () => find({random: true, seed: $("#seed").value}));
+    $("#best-form").addEventListener("submit", best);
+    $("#best-stop").addEventListener("click", () => { if (search) { search.cancel(); $("#status").textContent = "stopping…"; } });
+    document.body.dataset.state = "idle";
+  });
+})();

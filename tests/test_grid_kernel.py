@@ -1,0 +1,251 @@
+"""The compiled grid scorer against the pure-Python reference and brute force."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+
+from cpmodel.core.boards import GridBoard, Tile, parse_grid
+from cpmodel.core.lexicon import load_default
+from cpmodel.core.scoring import score_table
+from heuristics import grid
+from heuristics import grid_kernel as K
+from heuristics.words import build_trie
+
+LETTERS = "aaabcdeeeefghiiijklmnoooprssstttuuvwxyz"  # vowels often, so boards hold words
+
+
+@pytest.fixture(scope="module")
+def words():
+    return list(load_default().words)
+
+
+@pytest.fixture(scope="module")
+def tries(words):
+    return build_trie(words), K.build_trie(words), K.build_alphabet_trie(words)
+
+
+def reference_total(board: GridBoard, trie, table, min_len=3, max_len=None) -> int:
+    return sum(w.score for w in grid.find_words(board, trie, table, min_len, max_len))
+
+
+def random_board(rng: random.Random, rows: int, cols: int, qu: float = 0.05) -> GridBoard:
+    return GridBoard(rows, cols, tuple(Tile("qu" if rng.random() < qu else rng.choice(LETTERS)) for _ in range(rows * cols)))
+
+
+def test_trie_arrays_hold_exactly_the_words():
+    trie = K.build_trie(["cat", "cats", "ca", "dog", "z"])
+    spelled = set()
+
+    def walk(node, prefix):
+        if trie.word_of[node] >= 0:
+            assert trie.words[trie.word_of[node]] == prefix
+            spelled.add(prefix)
+        for letter in range(26):
+            if trie.children[node, letter]:
+                walk(trie.children[node, letter], prefix + chr(97 + letter))
+
+    walk(0, "")
+    assert spelled == {"cat", "cats", "ca", "dog", "z"}
+    assert len(trie.children) == 1 + len({w[:k] for w in spelled for k in range(1, len(w) + 1)})
+
+
+@pytest.mark.parametrize("kind", ["boggle", "scramble"])
+def test_batch_scorer_equals_reference_on_random_boards(tries, kind):
+    """1,500 random boards per scoring, 3x3 to 5x5, some with the Qu tile."""
+    trie, _, alphabet = tries
+    table = score_table(kind)
+    rng = random.Random(7)
+    for rows, cols in [(3, 3), (4, 4), (5, 5), (3, 5)]:
+        boards = [random_board(rng, rows, cols) for _ in range(375)]
+        scorer = K.BatchScorer(alphabet, rows, cols, table)
+        codes = np.array([K.encode(b) for b in boards])
+        assert list(scorer.scores(codes)) == [reference_total(b, trie, table) for b in boards]
+
+
+@pytest.mark.parametrize("kind", ["boggle", "scramble"])
+def test_general_kernel_equals_reference_with_multipliers_and_long_tiles(tries, kind):
+    """Multipliers, [qu] and other multi-letter tiles: totals, words, scores and paths all equal."""
+    trie, kernel_trie, _ = tries
+    table = score_table(kind)
+    scorer = K.Scorer(kernel_trie)
+    rng = random.Random(11)
+    for n in range(300):
+        rows, cols = rng.choice([(3, 3), (4, 4), (5, 5), (2, 4)])
+        tiles = []
+        for _ in range(rows * cols):
+            text = rng.choice(["qu", "th", "er", "in"]) if rng.random() < 0.1 else rng.choice(LETTERS)
+            tiles.append(Tile(text, rng.choice([1, 1, 1, 2, 3]), rng.choice([1, 1, 1, 1, 2, 3])))
+        board = GridBoard(rows, cols, tuple(tiles))
+        min_len, max_len = rng.choice([(3, None), (2, None), (4, 6)])
+        geo = K.board_geometry(board, table, min_len, max_len)
+        expected = grid.find_words(board, trie, table, min_len, max_len)
+        found = sorted(scorer.find(board, geo), key=lambda w: (-w[1], w[0]))
+        assert [(w.word, w.score, [r * cols + c for r, c in w.path]) for w in expected] == [tuple(f) for f in found]
+        assert scorer.total(np.arange(rows * cols), geo) == sum(w.score for w in expected)
+
+
+def all_path_words(board: GridBoard, word_set: set[str]) -> set[str]:
+    """Every simple 8-neighbour path spelled out and looked up: the definition."""
+    adjacent = grid.neighbours(board.rows, board.cols)
+    found = set()
+
+    def extend(cell, used, text):
+        text += board.tiles[cell].text
+        if len(text) >= 3 and text in word_set:
+            found.add(text)
+        for nxt in adjacent[cell]:
+            if nxt not in used:
+                extend(nxt, used | {nxt}, text)
+
+    for start in range(len(board.tiles)):
+        extend(start, {start}, "")
+    return found
+
+
+def test_every_2x2_board_over_a_tiny_alphabet_against_brute_force():
+    """All 4^4 boards of a 2x2 over {a, e, t, qu}: the set of words, and the Boggle total."""
+    word_set = {"tea", "eat", "ate", "tee", "teat", "quat", "equa", "aqua", "tat", "quate", "eta", "etat"}
+    table = score_table("boggle")
+    alphabet, scorer = K.build_alphabet_trie(word_set), K.Scorer(K.build_trie(word_set))
+    batch = K.BatchScorer(alphabet, 2, 2, table)
+    boards = [GridBoard(2, 2, tuple(Tile(t) for t in combo)) for combo in itertools.product(["a", "e", "t", "qu"], repeat=4)]
+    totals = batch.scores(np.array([K.encode(b) for b in boards]))
+    for board, total in zip(boards, totals):
+        expected = all_path_words(board, word_set)
+        geo = K.board_geometry(board, table)
+        assert {w for w, _, _ in scorer.find(board, geo)} == expected
+        assert total == sum(table.score(w, []) for w in expected)
+
+
+def test_known_boards_on_the_default_list(tries):
+    trie, _, alphabet = tries
+    table = score_table("boggle")
+    board = parse_grid("perslatgsineters")
+    assert K.BatchScorer(alphabet, 4, 4, table).score(K.encode(board)) == reference_total(board, trie, table)
+    assert K.encode(parse_grid("a+2bcdefghijklmnop")) is None  # a multiplier: the general kernel's job
+    assert K.encode(parse_grid("[th]bcdefghijklmnop")) is None
+
+
+# -- the command: --score-file and --best ------------------------------------------------
+
+from tests.conftest import run_cli, run_json  # noqa: E402
+
+SMALL = ["tea", "eat", "ate", "teas", "seat", "east", "sat", "set", "net", "ten", "tens", "nest", "quest", "quiet",
+         "sent", "tees", "seen", "teen", "teens", "ease", "eats"]
+
+
+def test_score_file_prints_one_total_per_board_equal_to_grid(word_file, tmp_path):
+    path = word_file(SMALL)
+    boards = ["tea/sen/ttq", "[qu]est/eats/tens/east", "t+2e*2a/sen/xxx", "te/as"]
+    (tmp_path / "boards.txt").write_text("\n".join(boards[:2]) + "\n\n" + "\n".join(boards[2:]) + "\n")
+    proc = run_cli("grid", "--score-file", str(tmp_path / "boards.txt"), "--dict", path, "--score", "scramble")
+    assert proc.returncode == 0, proc.stderr
+    expected = [run_json("grid", b, "--dict", path, "--score", "scramble")[0]["total"] for b in boards]
+    assert [int(line) for line in proc.stdout.split()] == expected and max(expected) > 0
+    doc, _ = run_json("grid", "--score-file", str(tmp_path / "boards.txt"), "--dict", path, "--score", "scramble")
+    assert doc["totals"] == expected and doc["boards"] == 4
+
+
+def test_score_file_bad_line_keeps_the_totals_before_it_and_exits_2(word_file):
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    path = word_file(SMALL)
+    proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--score-file", "-", "--dict", path],
+                          input="tea/sen/xxx\nte1/abc/def\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert proc.returncode == 2 and proc.stdout.split() == [str(run_json("grid", "tea/sen/xxx", "--dict", path)[0]["total"])]
+    assert "line 2" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("size,kind", [("2x2", "boggle"), ("3x4", "scramble")])
+def test_best_finds_a_board_says_best_found_and_claims_nothing(word_file, size, kind):
+    path = word_file(SMALL)
+    doc, proc = run_json("grid", "--best", size, "--time-limit", "2", "--dict", path, "--score", kind, "--jobs", "2")
+    assert proc.returncode == 0 and doc["optimal"] is False and doc["complete"] is False
+    assert doc["best_found"] == doc["total"] > 0 and doc["history"][-1][1] == doc["total"]
+    assert doc["portfolio"]["engines"] == ["hillclimb", "anneal"] and doc["evaluations"] > 0
+    text = run_cli("grid", "--best", size, "--time-limit", "1", "--dict", path, "--score", kind).stdout
+    assert "best board found" in text and "optimal" not in text.replace("not proven optimal", "")
+
+
+def test_best_2x2_reaches_the_exhaustive_optimum(word_file):
+    """Every 2x2 board over a-z (26^4, scored by the kernel) against what --best finds in 3 s."""
+    from cpmodel.core.scoring import score_table
+
+    words = ["tea", "eat", "ate", "eta", "teat", "seat", "east", "sate", "etas", "teas", "eats", "rate", "tear"]
+    batch = K.BatchScorer(K.build_alphabet_trie(words), 2, 2, score_table("boggle"))
+    every = np.array(list(itertools.product(range(26), repeat=4)), np.int8)
+    optimum = int(batch.scores(every).max())
+    doc, _ = run_json("grid", "--best", "2x2", "--time-limit", "3", "--dict", word_file(words))
+    assert doc["total"] == optimum and doc["optimal"] is False
+
+
+def test_best_refuses_sizes_beyond_5x5():
+    proc = run_cli("grid", "--best", "6x6")
+    assert proc.returncode == 2 and "2x2 to 5x5" in proc.stderr
+
+
+def test_score_file_ctrl_c_keeps_the_lines_printed(word_file):
+    """Boards stream in on stdin; after two batches are printed, Ctrl-C: exit 130, every printed line whole."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    proc = subprocess.Popen([sys.executable, "-m", "cpmodel", "grid", "--score-file", "-", "--dict", word_file(SMALL)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    proc.stdin.write("tea/sen/xxx\n" * 5000)
+    proc.stdin.flush()  # stdin stays open: the command waits for the rest of the third batch
+    lines = [proc.stdout.readline() for _ in range(4096)]
+    proc.send_signal(signal.SIGINT)
+    rest, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert lines == [lines[0]] * 4096 and lines[0].strip().isdigit() and rest == ""
+
+
+def test_best_stopped_before_any_board_is_unknown_never_none(word_file):
+    doc, proc = run_json("grid", "--best", "3x3", "--time-limit", "0.01", "--dict", word_file(SMALL))
+    assert proc.returncode == 0 and doc["complete"] is False and doc["optimal"] is False
+    assert doc["status"] == "unknown" and doc["board"] is None or doc["status"] == "found" and doc["total"] >= 0
+
+
+@pytest.mark.parametrize("rows,cols", [(4, 4), (3, 5)])
+def test_canonical_form_is_shared_by_every_symmetric_image_and_keeps_the_score(tries, rows, cols):
+    from heuristics import grid_search as S
+
+    _, _, alphabet = tries
+    perms = S.symmetries(rows, cols)
+    assert len(perms) == (8 if rows == cols else 4) and all(sorted(p) == list(range(rows * cols)) for p in perms)
+    scorer = K.BatchScorer(alphabet, rows, cols, score_table("boggle"))
+    board = np.random.default_rng(3).integers(0, 26, rows * cols).astype(np.int8)
+    images = np.array([board[p] for p in perms])
+    canonical = S._canonical_all(images, perms)
+    assert (canonical == canonical[0]).all() and tuple(canonical[0]) == min(tuple(i) for i in images)
+    assert len(set(scorer.scores(images))) == 1 and scorer.score(canonical[0]) == scorer.score(board)
+
+
+def test_documents_match_docs_json(word_file, tmp_path):
+    from tests.test_hardening import _matches
+
+    path = word_file(SMALL)
+    (tmp_path / "b.txt").write_text("tea/sen/xxx\n")
+    _matches(run_json("grid", "--score-file", str(tmp_path / "b.txt"), "--dict", path)[0], "grid --score-file")
+    _matches(run_json("grid", "--best", "2x3", "--time-limit", "1", "--dict", path)[0], "`grid`")
+    _matches(run_json("grid", "--best", "2x3", "--time-limit", "0.001", "--dict", path)[0], "`grid`")
+
+
+def test_grid_plan_gives_the_climber_every_core_but_one_to_annealing():
+    from cpmodel.run.portfolio import Entrant, grid_plan
+
+    assert grid_plan(1) == [Entrant("hillclimb")]
+    assert grid_plan(2) == [Entrant("hillclimb"), Entrant("anneal")]
+    assert [str(e) for e in grid_plan(4)] == ["hillclimb×3", "anneal"]

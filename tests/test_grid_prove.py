@@ -1,0 +1,214 @@
+"""grid --best RxC --prove: bounds that are true bounds, proofs checked by brute force, honest stops."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpmodel.core.boards import parse_grid
+from cpmodel.core.scoring import score_table
+from heuristics import grid
+from heuristics.grid_bound import Bounder, Tables, letters_of, mask_of
+from heuristics.grid_breaker import (
+    Breaker,
+    board_text,
+    canonical_classes,
+    climb,
+    symmetries,
+)
+from heuristics.words import build_trie
+from tests.conftest import ROOT, run_cli
+from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
+
+BOGGLE = score_table("boggle")
+# A small lexicon over few letters (so that 2x2 brute force over those letters is exhaustive), with Qu words.
+WORDS = """eat tea ate eta sea set east seat teas etas sate eats tae tas sat ates rat tar art rats star tsar arts
+tars rate tear tare rates stare tears aster taser ere tee tree trees steer reset ester terse rest erst ret
+res sae ear era are ares ears eras sear seer quest quiet quire quit quits suet ruse sure user true""".split()
+LETTERS = "".join(sorted({ch for w in WORDS for ch in w.replace("qu", "q")}))  # every letter a word uses
+
+
+def reference_score(board: str, cols: int) -> int:
+    """The Python reference scorer (heuristics.grid.find_words) on tile letters ('q' is Qu)."""
+    tiles = ["[qu]" if ch == "q" else ch for ch in board]
+    rows = "/".join("".join(tiles[r:r + cols]) for r in range(0, len(tiles), cols))
+    return sum(w.score for w in grid.find_words(parse_grid(rows), build_trie(WORDS), BOGGLE))
+
+
+@pytest.fixture(scope="module")
+def breaker22():
+    return Breaker(WORDS, BOGGLE, 2, 2)
+
+
+@pytest.fixture(scope="module")
+def breaker23():
+    return Breaker(WORDS, BOGGLE, 2, 3)
+
+
+def test_kernel_scores_like_the_reference():
+    rng = random.Random(7)
+    bounder = Bounder(Tables(WORDS, BOGGLE, 9), 3, 3)
+    for _ in range(300):
+        board = "".join(rng.choice(LETTERS + "ion") for _ in range(9))
+        assert bounder.score(letters_of(board)) == reference_score(board, 3), board
+
+
+def test_proof_on_2x2_matches_brute_force(breaker22):
+    """Every 2x2 board over the lexicon's letters (a board with another letter only loses words),
+    scored; the branch and bound from scratch (score to beat: 0) finds the same optimum."""
+    brute = max(breaker22.score("".join(b)) for b in itertools.product(LETTERS, repeat=4))
+    out = breaker22.break_classes(canonical_classes(2, 2, len(breaker22.buckets)), 0)
+    assert out.stopped_by is None and out.done == len(canonical_classes(2, 2, len(breaker22.buckets)))
+    assert out.best == brute > 0
+    assert reference_score(out.board.replace("[qu]", "q"), 2) == brute
+
+
+def test_proof_prunes_with_the_optimum_as_score_to_beat(breaker22):
+    """Seeded with the optimum, no class holds a better board: nothing is found, everything finishes."""
+    brute = max(breaker22.score("".join(b)) for b in itertools.product(LETTERS, repeat=4))
+    out = breaker22.break_classes(canonical_classes(2, 2, len(breaker22.buckets)), brute)
+    assert out.board is None and out.best == brute and out.stopped_by is None
+
+
+def test_canonical_classes_cover_every_orbit():
+    """Every class is the image of exactly one canonical class under some symmetry."""
+    for rows, cols, b in ((2, 2, 4), (2, 3, 4), (3, 3, 2)):
+        n = rows * cols
+        canon = set(canonical_classes(rows, cols, b))
+        perms = symmetries(rows, cols)
+        for code in range(b ** n):
+            digits = [(code // b ** (n - 1 - k)) % b for k in range(n)]
+            images = set()
+            for perm in perms:
+                image = [0] * n
+                for k in range(n):
+                    image[perm[k]] = digits[k]
+                images.add(sum(d * b ** (n - 1 - k) for k, d in enumerate(image)))
+            assert len(images & canon) == 1
+
+
+letter_sets = st.lists(st.sampled_from(LETTERS + "lno"), min_size=1, max_size=4).map(lambda xs: "".join(sorted(set(xs))))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(letter_sets, min_size=6, max_size=6), st.randoms(use_true_random=False))
+def test_bounds_are_upper_bounds(breaker23, cells, rnd):
+    """Random 2x3 classes: the orderly tree's bound, max/sum and union each bound every board
+    of the class, and breaking the class from 0 finds exactly its best board."""
+    breaker = breaker23
+    masks = np.array([mask_of(c) for c in cells], dtype=np.int64)
+    boards = ["".join(b) for b in itertools.product(*cells)]
+    best = max(breaker.score(b) for b in boards)
+    breaker.tree.build(masks, breaker.rank, breaker.adj, breaker.deg)
+    maxsum, union = Bounder(breaker.tables, 2, 3).bounds(masks)
+    assert breaker.tree.bound[0] >= best and maxsum >= best and union >= best
+    _, found, letters, *_ = breaker.break_masks(masks, -1, np.zeros(1, np.int8))
+    assert found == best
+    assert breaker.score(board_text(letters).replace("[qu]", "q")) == best
+    sample = rnd.choice(boards)
+    assert breaker.score(sample) == reference_score(sample, 3)
+
+
+def test_climb_finds_a_real_board(breaker22):
+    score, board = climb(breaker22, 0.3, seed=1)
+    assert score == breaker22.score(board) > 0
+
+
+def _prove(*args, timeout=180):
+    proc = run_cli("grid", *args, "--json", timeout=timeout)
+    return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
+
+
+def test_cli_proves_2x2_and_resumes_from_a_checkpoint(word_file, tmp_path, breaker22):
+    words = word_file(WORDS)
+    brute = max(breaker22.score("".join(b)) for b in itertools.product(LETTERS, repeat=4))
+    ckpt = str(tmp_path / "prove.ckpt")
+    proc, doc = _prove("--best", "2x2", "--prove", "--dict", words, "--jobs", "2", "--checkpoint", ckpt)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["total"] == brute and doc["optimal"] is True and doc["complete"] is True
+    assert doc["status"] == "found" and doc["upper_bound"] == brute
+    assert sum(w["score"] for w in doc["words"]) == brute
+    assert "classes" in proc.stderr and "upper bound" in proc.stderr
+    proc, again = _prove("--best", "2x2", "--prove", "--dict", words, "--jobs", "1", "--checkpoint", ckpt)
+    assert proc.returncode == 0, proc.stderr
+    assert again["prove"]["resumed"] == again["prove"]["shards"] and again["total"] == brute and again["optimal"]
+
+
+def test_cli_rich_says_proven_optimal(word_file):
+    proc = run_cli("grid", "--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert "proven optimal" in proc.stdout
+
+
+def test_a_stopped_proof_never_claims_optimal():
+    """3x3 on 3,000 words cannot finish in a second: the best found and a proven upper bound, not optimal."""
+    proc, doc = _prove("--best", "3x3", "--prove", "--top", "3000", "--time-limit", "1", "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "time-limit"
+    assert doc["upper_bound"] > doc["total"] > 0
+    proc = run_cli("grid", "--best", "3x3", "--prove", "--top", "3000", "--time-limit", "1", "--jobs", "1")
+    assert "not proven" in proc.stdout and "proven optimal" not in proc.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--best", "4x4", "--prove"], "up to 12 cells"),
+    (["--best", "2x2", "--prove", "--min", "4"], "drop --min/--max"),
+    (["--random", "--prove"], "--prove goes with --best"),
+    (["--best", "2x2", "--prove", "--score", "scramble"], "Boggle"),
+])
+def test_prove_refuses_what_it_cannot_do(args, message):
+    proc = run_cli("grid", *args, "--top", "100")
+    assert proc.returncode == 2 and message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_dask_proves_like_the_local_pool(dask_cluster, word_file, breaker22):
+    """The same shards on a real Dask scheduler and two workers: the same proven optimum."""
+    address, _ = dask_cluster
+    brute = max(breaker22.score("".join(b)) for b in itertools.product(LETTERS, repeat=4))
+    proc, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--scheduler", address)
+    assert proc.returncode == 0, proc.stderr
+    assert doc["optimal"] is True and doc["total"] == brute and doc["prove"]["where"].startswith("Dask")
+
+
+def test_count_bound_bounds_every_board_of_a_class(breaker22):
+    """The cheap bound a stopped run reports for classes it never bounded: exhaustive on every 2x2 class."""
+    n, buckets = 4, breaker22.buckets
+    for code in canonical_classes(2, 2, len(buckets)):
+        cells = [buckets[(code // len(buckets) ** (n - 1 - k)) % len(buckets)] for k in range(n)]
+        best = max(breaker22.score("".join(b)) for b in itertools.product(*cells))
+        assert breaker22.count_bound(code) >= best
+
+
+def test_a_checkpoint_cannot_bring_in_a_board_that_does_not_score(word_file, tmp_path):
+    """A record edited to claim a higher score (checksum redone) is refused in one line, exit 2."""
+    from cpmodel.run.checkpoint import record_sum
+
+    words = word_file(WORDS)
+    ckpt = tmp_path / "prove.ckpt"
+    proc, doc = _prove("--best", "2x2", "--prove", "--dict", words, "--jobs", "1", "--checkpoint", str(ckpt))
+    assert proc.returncode == 0, proc.stderr
+    header, first, *rest = ckpt.read_text().splitlines()
+    key = json.loads(header)["key"]
+    record = json.loads(first)
+    record.pop("sum")
+    record.update(best=record["best"] + 100, board="eats")
+    forged = json.dumps({**record, "sum": record_sum(key, record)})
+    ckpt.write_text("\n".join([header, forged, *rest]) + "\n")
+    proc = run_cli("grid", "--best", "2x2", "--prove", "--dict", words, "--jobs", "1", "--checkpoint", str(ckpt))
+    assert proc.returncode == 2 and "does not score" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_prove_documents_match_the_docs(word_file):
+    from tests.test_hardening import _documented
+
+    _, doc = _prove("--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1")
+    required, optional = _documented("`grid`")
+    assert required <= doc.keys() <= required | optional
+    text = (ROOT / "docs" / "json.md").read_text()
+    assert all(f"`{key}`" in text for key in doc["prove"])  # every key named in the docs
