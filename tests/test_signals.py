@@ -18,6 +18,7 @@ import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
@@ -25,8 +26,13 @@ from cpmodel.commands import cli
 from cpmodel.core.validate import check_rectangle
 from cpmodel.run import engines
 from tests.conftest import ROOT
-from tests.test_hardening import _handlers_installed, _honest, _matches, _rect_spec
-from tests.test_hardening import _restore_signal_handlers  # noqa: F401 (an autouse fixture)
+from tests.test_hardening import (
+    _handlers_installed,
+    _honest,
+    _matches,
+    _rect_spec,
+    _restore_signal_handlers,  # noqa: F401 (an autouse fixture)
+)
 from tests.test_portfolio import descendants
 
 
@@ -149,7 +155,7 @@ class ReplayPool:
     the signal at one moment of the run: a submit, a merge's printing, or the close."""
 
     workers, where = 2, "this process"
-    cache: dict = {}
+    cache: ClassVar[dict] = {}  # shard results, computed once for every test
 
     def __init__(self, signum: int, at: tuple[str, int]):
         self.signum, self.at, self.seen = signum, at, {"submit": 0, "close": 0}
