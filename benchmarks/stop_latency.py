@@ -14,8 +14,9 @@ process has exited. Target: at most 2 s.
 Before issue 18 every solution found was drawn as a rich box before the exit
 (SIGINT after 5 s: exit after 140 s). Now a terminal gets the first 20 and the
 last (cpmodel.show.gallery) and a file one compact line per solution, written
-a batch at a time. ``--before`` runs one terminal case on another checkout
-(e.g. /work/main at the commit before) for the side-by-side ratio, capped.
+a batch at a time. ``--before DIR`` runs one terminal case on another checkout
+for the side-by-side ratio, capped: the commit before issue 18, unpacked with
+``git archive c2cc82e | tar -x -C DIR``.
 
 Absolute seconds drift on a shared machine (the load average is recorded).
 """
@@ -145,7 +146,7 @@ def main() -> None:
     parser.add_argument("--out", help="JSON results (default: results/stop_latency[.quick].json)")
     args = parser.parse_args()
     out = Path(args.out or Path(__file__).parent / "results" / f"stop_latency{'.quick' if args.quick else ''}.json")
-    console = Console()
+    console = Console(width=max(Console().width, 150))  # the table's nine columns, also in a log file
     rows = []
     plan = [(name, extra, where, ROOT) for name, extra, where in CASES if not args.quick or (name, where) in QUICK]
     if args.before:
@@ -162,9 +163,11 @@ def main() -> None:
         table.add_column(column, justify="left" if column in ("case", "stdout", "signal") else "right")
     for r in rows:
         exit_s = "" if r["exit_seconds"] is None else f"{'> ' if r['capped'] else ''}{r['exit_seconds']:.2f} s"
-        table.add_row(r["case"], r["stdout"], r["signal"], f"{r['found_at_signal']:,}",
+        found = f"{r['found_at_signal']:,}" if r["seconds_to_reach"] is not None else "not reached"
+        table.add_row(r["case"], r["stdout"], r["signal"], found,
                       "" if r["seconds_to_reach"] is None else f"{r['seconds_to_reach']:.1f} s", exit_s,
-                      str(r["exit_code"]), f"{r['summary_found'] or 0:,} / {r['summary_shown'] or 'all'}",
+                      str(r["exit_code"]),
+                      "" if r["summary_found"] is None else f"{r['summary_found']:,} / {r['summary_shown'] or 'all'}",
                       f"{r['stdout_lines']:,}" if r["stdout_lines"] else "")
     after = [r["exit_seconds"] for r in rows if r["checkout"] == str(ROOT) and r["exit_seconds"] is not None]
     before = [r["exit_seconds"] for r in rows if r["checkout"] != str(ROOT) and r["exit_seconds"] is not None]

@@ -22,7 +22,13 @@ def entry() -> int:
             print(json.dumps(interrupts.NOTHING_FOUND), flush=True)
         print("interrupted while starting: nothing was done (unknown)", file=sys.stderr)
         return interrupts.exit_code()
-    code = main()
+    try:
+        code = main()
+        interrupts.block_late_signals()
+    except KeyboardInterrupt as exc:  # a signal just after the run ended: its answer is out already
+        interrupts.block_late_signals()
+        interrupts.note(exc)
+        code = interrupts.exit_code()
     if _engine_left_running():
         # a native solver still runs in a thread it was asked to leave: Python's
         # shutdown would wait for it, or abort; the answer is out, so end now

@@ -257,3 +257,15 @@ def test_a_checkpoint_in_a_missing_directory_is_one_line(tmp_path):
 
     proc = run_cli("rect", "3x3", "--top", "20", "--count", "--checkpoint", str(tmp_path / "no" / "ck"))
     assert proc.returncode == 2 and "its directory does not exist" in proc.stderr
+
+
+@pytest.mark.parametrize("call", [
+    lambda: __import__("cpmodel.core.specs", fromlist=["x"]).parse_size("\u0663x\u0663"),  # Arabic-Indic 3
+    lambda: __import__("cpmodel.core.checks", fromlist=["x"]).whole_text("\u0663", 1),
+    lambda: __import__("cpmodel.core.checks", fromlist=["x"]).seconds_text("\u0661.\u0665"),
+    lambda: __import__("cpmodel.commands.auto", fromlist=["x"]).choose_engines("backtrac\u212a", "rect"),
+])
+def test_only_ascii_digits_and_letters_are_read(call):
+    """int(), float(), \\d and str.lower() accept look-alikes the CLI must not."""
+    with pytest.raises(cpmodel.InputError):
+        call()

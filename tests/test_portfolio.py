@@ -208,8 +208,10 @@ def wait_gone(pids: set[int], seconds: float = 10.0) -> set[int]:
     return alive(pids)
 
 
-# 5x6 --best with the backtracker in 2 stripes: seconds of work, two children
-LONG_RACE = ("rect", "5x6", "--best", "--jobs", "2", "--json")
+# 5x7 --best with the backtracker in 2 stripes: two children, a first rectangle within a second,
+# and more than 12 s of work (5x6 took only 1.5-3 s: on a quiet machine the race could end
+# before the signal, which made the Ctrl-C test flaky)
+LONG_RACE = ("rect", "5x7", "--best", "--jobs", "2", "--json")
 
 
 def test_ctrl_c_stops_the_race_keeps_the_best_and_leaves_no_child():

@@ -388,6 +388,7 @@ def test_learn_page_explains_a_model_with_its_source_lines(browser, server):
     wait(browser, lambda d: d.find_elements("css selector", ".family pre.source"), 10)
     assert "variables" in browser.find_element("css selector", "#counts").text
     assert "model.add" in browser.find_element("css selector", ".family pre.source").text
+    browser.execute_script("document.querySelector('#model table').scrollIntoView()")
     screenshot(browser, "learn")
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from rich.console import Console
 
+from cpmodel.core.checks import ascii_lower
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
@@ -49,7 +50,7 @@ def choose_engines(text: str, puzzle: str, best: bool = False) -> list[str]:
     from cpmodel.run.engines import engines_for
 
     known, able = engines_for(puzzle), engines_for(puzzle, best)
-    value = text.strip().lower()
+    value = ascii_lower(text.strip())
     if value == AUTO:
         return [AUTO]
     if value == BOTH:
@@ -100,6 +101,8 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
     gallery = Gallery(stdout, what, stderr, describe)
     printer = _printer(request, output, gallery, what, familiar)
     lines = _json_lines(stdout) if output == "jsonl" and not request.best else None
+    if printer == gallery.add:  # drawn or written a batch at a time: one write per batch to a file
+        printer, lines = None, gallery.add_batch
     control = Control(time_limit=job.time_limit)
     names = " + ".join(str(entrant) for entrant in plan)
     with interrupts.deferred(reraise=False):  # a signal stops the race, never cuts the document
@@ -114,7 +117,7 @@ def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: s
                 doc.pop("solutions", None)
             write_json(stdout, doc)
     if output == "rich":
-        streamed = printer is not None and not request.best
+        streamed = (printer is not None or lines is not None) and not request.best
         print_answer(stdout, result, what, familiar, gallery if streamed else None, describe=describe)
     return EXIT_INTERRUPTED if supervisor.interrupted else 0
 

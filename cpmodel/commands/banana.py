@@ -210,7 +210,7 @@ def read_layout_arg(path: str) -> dict:
     if text.lstrip().startswith("{"):
         try:
             grid = json.loads(text)["grid"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # RecursionError: nested too deeply
             raise InputError(f"layout file {path}: JSON without a \"grid\" list of rows") from None
         if not isinstance(grid, list) or not all(isinstance(row, str) for row in grid):
             raise InputError(f"layout file {path}: \"grid\" must be a list of strings")

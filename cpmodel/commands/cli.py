@@ -5,8 +5,8 @@ is the only layer that reads files, prints and exits. Flow, one way:
 input text → spec → solver → result → validator (inside the solvers, before
 anything is streamed) → rich or JSON. Exit codes (docs/json.md): 0 done,
 1 the engines disagree, 2 bad input (one line on stderr), 3 an invalid
-``banana --check`` layout, 70 an internal error, 130 Ctrl-C, 141 a closed
-stdout, 143 SIGTERM.
+``banana --check`` layout, 70 an internal error, 129 SIGHUP, 130 Ctrl-C,
+131 SIGQUIT, 141 a closed stdout, 143 SIGTERM.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=prog_name(), description="Word puzzles as constraint programs.",
                      epilog="Run a command with --help for its options. Exit codes: 0 done, 1 the engines "
                             "disagree, 2 bad input, 3 invalid --check layout, 70 internal error, "
-                            "130 Ctrl-C, 141 closed stdout, 143 SIGTERM.")
+                            "129 SIGHUP, 130 Ctrl-C, 131 SIGQUIT, 141 closed stdout, 143 SIGTERM.")
     parser.add_argument("--version", action="version", version=f"cpmodel {__version__}")
     puzzles = parser.add_subparsers(dest="puzzle", required=True, parser_class=_Parser, metavar="COMMAND",
                                     title="commands")
@@ -313,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     user's text or ours, shown as it is (``[qu]`` and ``[/x]`` are not markup).
     Whatever escapes a command ends in one line on stderr and its own exit
     code, never a traceback: bad input 2, a closed stdout 141 (quietly, as
-    Unix tools do), a signal 130 or 143 (with a document saying nothing was
+    Unix tools do), a signal 128 + its number (with a document saying nothing was
     found, when JSON was asked for and none was written), a bug 70."""
     interrupts.install()
     started = time.monotonic()

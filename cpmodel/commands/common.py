@@ -94,8 +94,8 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
     with interrupts.deferred(reraise=False) as signals:  # a signal stops the search, never cuts the document
         for name in engines:
             control = job.new_control()
-            supervisor = Supervisor(control, f"{name} {label}", stderr, gallery.add if stream else None,
-                                    engine=name)
+            supervisor = Supervisor(control, f"{name} {label}", stderr, engine=name,  # a batch: one write to a file
+                                    batch_printer=gallery.add_batch if stream else None)
             engine_job = job.with_engine(name)
             results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
             if signals.asked:

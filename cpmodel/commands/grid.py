@@ -104,7 +104,7 @@ def show_board(args, board: GridBoard, lexicon_words, table, stdout: Console, se
     stdout.print(board_panel(board, title=board.notation()))
     stdout.print(grid_words_table(board, words, args.show))
     if search is not None:
-        stdout.print(Parts([f"best board found: {total} points", f"{search['evaluations']:,} boards",
+        stdout.print(Parts([f"best board found: {total:,} points", f"{search['evaluations']:,} boards",
                             f"{search['seconds']:.1f} s", f"seed {args.seed}", f"by {search['engine']}",
                             "a heuristic: not proven optimal"], style="green"), highlight=False)
     return EXIT_INTERRUPTED if interrupted else 0
@@ -135,10 +135,12 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
     from heuristics import grid_kernel
 
     scorer = grid_kernel.FileScorer(lexicon_words, table, args.min, args.max)
-    source = sys.stdin if args.score_file == "-" else _open(args.score_file)
+    from cpmodel.core.files import bounded_lines, open_text
+
+    source = sys.stdin if args.score_file == "-" else open_text(args.score_file, "board file")
     totals, count = [], 0
     try:
-        for batch in _batches(source):
+        for batch in _batches(bounded_lines(source, "board file")):
             scores = scorer.scores(batch)
             count += len(scores)
             if args.json:
@@ -154,17 +156,6 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
         write_json(stdout, {"puzzle": "grid", "score_kind": args.score, "boards": count, "totals": totals,
                             "status": FOUND if count else NONE, "complete": True})
     return 0
-
-
-def _open(path: str):
-    try:
-        return open(path, encoding="utf-8-sig")
-    except FileNotFoundError:
-        raise InputError(f"board file not found: {path}") from None
-    except IsADirectoryError:
-        raise InputError(f"board file is a directory: {path}") from None
-    except OSError as exc:
-        raise InputError(f"cannot read board file {path}: {exc.strerror or exc}") from None
 
 
 def _batches(lines):

@@ -31,6 +31,10 @@ def check(args, rows: int, cols: int) -> None:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if args.shards is not None and args.shards < 1:
         raise InputError(f"--shards must be at least 1, got {args.shards}")
+    if args.checkpoint is not None:  # before the seed's climb: a device or FIFO is refused at once
+        from cpmodel.core.files import check_writable_path
+
+        check_writable_path(args.checkpoint, "checkpoint")
 
 
 def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> int:

@@ -12,6 +12,7 @@ from rich.console import Console
 
 from cpmodel.commands.common import EXIT_INTERRUPTED
 from cpmodel.core.errors import InputError
+from cpmodel.core.files import check_writable_path
 from cpmodel.core.jobs import Job
 from cpmodel.run import interrupts
 from cpmodel.run.sharded import (ShardOptions, default_jobs, plan_workers, run_sharded, run_streaming, shard_engine,
@@ -24,8 +25,8 @@ def check_options(job: Job, engines_chosen: list[str], options: ShardOptions, ex
     """One-line errors for combinations that cannot work."""
     if options.jobs < 1:
         raise InputError(f"--jobs must be at least 1, got {options.jobs}")
-    if options.checkpoint is not None and not options.checkpoint.strip():
-        raise InputError(f"--checkpoint needs a file name, got {options.checkpoint!r}")
+    if options.checkpoint is not None:  # before any work: opening it checks again
+        check_writable_path(options.checkpoint, "checkpoint")
     if options.shards is not None and options.shards < 1:
         raise InputError(f"--shards must be at least 1, got {options.shards}")
     if len(engines_chosen) > 1 and (explicit_jobs or options.scheduler or options.checkpoint or options.output == "jsonl"):

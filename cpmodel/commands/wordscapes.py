@@ -40,7 +40,7 @@ def fill_words(spec, rows) -> str:
     across, down = [], []
     rank = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
     for slot, word in zip(spec.slots, spec.slot_words(rows)):
-        (across if slot[0][0] == slot[-1][0] else down).append(f"{word} ({rank.get(word, '?')})")
+        (across if slot[0][0] == slot[-1][0] else down).append(f"{word} ({rank[word]:,})" if word in rank else f"{word} (?)")
     return f"across: {', '.join(across) or '-'} · down: {', '.join(down) or '-'}"
 
 

@@ -16,8 +16,10 @@ from cpmodel.core.errors import InputError
 
 
 def whole_text(text: str, least: int, most: int | None = None) -> int:
-    """The CLI's digits as a whole number in ``least..most``."""
+    """The CLI's digits as a whole number in ``least..most`` (ASCII: int() would read ``٣`` as 3)."""
     try:
+        if not text.isascii():
+            raise ValueError(text)
         value = int(text)
     except ValueError:
         raise InputError(f"must be a whole number, got {text!r}") from None
@@ -38,6 +40,8 @@ def whole(value, least: int, most: int | None = None) -> int:
 def seconds_text(text: str) -> float:
     """The CLI's text as a number of seconds, checked as :func:`seconds`."""
     try:
+        if not text.isascii():
+            raise ValueError(text)
         value = float(text)
     except ValueError:
         raise InputError(f"must be a number of seconds, got {text!r}") from None

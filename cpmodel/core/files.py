@@ -105,3 +105,43 @@ def read_text(path, what: str, limit: int = MAX_SMALL, errors: str = "strict") -
         return data.decode("utf-8-sig", errors=errors)
     except UnicodeDecodeError as exc:
         raise InputError(f"cannot read {what} {os.fspath(path)}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+MAX_LINE = 64 * 1024  # one line of a streamed file (a board): far above any real line
+
+
+def open_text(path, what: str):
+    """A regular file opened for streaming as UTF-8 text (a byte-order mark dropped): for
+    files read line by line, whose length is not capped (:func:`bounded_lines` caps each line)."""
+    fd = open_regular(path, what)
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, encoding="utf-8-sig")
+
+
+def bounded_lines(stream, what: str, limit: int = MAX_LINE):
+    """The lines of a text stream (a file or stdin), each at most ``limit`` characters:
+    a stream without newlines (``/dev/zero`` on stdin) is refused, not gathered into memory."""
+    number = 0
+    while True:
+        line = stream.readline(limit + 1)
+        if not line:
+            return
+        number += 1
+        if len(line) > limit:
+            raise InputError(f"{what} line {number} is longer than {limit:,} characters; refusing to read it")
+        yield line
+
+
+def check_writable_path(path, what: str) -> None:
+    """Early, cheap refusal of a file a run will create or reuse (a checkpoint): an empty
+    name, or an existing path that is not a regular file, before any work is done.
+    Opening it later checks again (the path may change meanwhile)."""
+    if not isinstance(path, str) or not path.strip():
+        raise InputError(f"{what} needs a file name, got {path!r}")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise InputError(f"cannot use {what} {path}: {exc.strerror}") from None
+    refuse_special(mode, path, what)

@@ -40,7 +40,7 @@ from pathlib import Path
 
 from cpmodel.core.checks import ascii_lower, optional, whole
 from cpmodel.core.errors import InputError
-from cpmodel.core.files import MAX_DICTIONARY, read_text
+from cpmodel.core.files import MAX_DICTIONARY, read_bytes, read_text
 
 _WORD = re.compile(r"[a-z]+")
 _COUNTED = re.compile(r"(\S+)\s+([0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?)")  # word<whitespace>count
@@ -215,9 +215,9 @@ def _cache_path(key: str) -> Path:
 def _read_cache(key: str) -> list[str] | None:
     """The cached ranked words, or None when the file is missing or fails a
     check: header, key, body hash, a-z lines, word count."""
-    try:
-        data = _cache_path(key).read_bytes()
-    except OSError:
+    try:  # a regular file of bounded size: a FIFO or device put in its place is ignored, not read
+        data = read_bytes(_cache_path(key), "cache file", MAX_DICTIONARY)
+    except InputError:
         return None
     header, _, body = data.partition(b"\n")
     fields = header.decode("ascii", errors="replace").split(" ")

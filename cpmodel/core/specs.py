@@ -18,7 +18,7 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.lexicon import Lexicon
 
 MAX_SIDE = 15
-_SIZE = re.compile(r"\s*(\d+)\s*[x×X*]\s*(\d+)\s*")
+_SIZE = re.compile(r"\s*([0-9]+)\s*[x×X*]\s*([0-9]+)\s*")  # ASCII digits: \d also takes ٣
 
 
 @dataclass(frozen=True)

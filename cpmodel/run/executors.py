@@ -41,7 +41,7 @@ from cpmodel.core.result import UNKNOWN, SolveResult
 from cpmodel.run import interrupts
 from cpmodel.run.flags import EitherFlag, StopFlag
 
-CLOSE_GRACE = 2.0  # seconds stopped workers get to leave before they are killed
+CLOSE_GRACE = 1.0  # seconds stopped workers get to leave before they are killed
 _stop = None  # in a local worker: the pool's stop flag, or this worker's own
 
 

@@ -160,6 +160,14 @@ def stop_on_signals(on_signal) -> None:
     threading.Thread(target=wait_for_signals, name="stop-signals", daemon=True).start()
 
 
+def block_late_signals() -> None:
+    """The run is over and its answer is out: a stop signal from now on waits (blocked)
+    until the process has exited. Python's shutdown restores the default handlers, and a
+    signal then would kill the process (SIGQUIT with a core dump) instead of exiting with
+    the code already chosen."""
+    signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+
+
 @contextlib.contextmanager
 def blocked():
     """The stop signals wait (pending, not lost) while the block runs: around a

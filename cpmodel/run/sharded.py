@@ -35,7 +35,7 @@ from cpmodel.core.jobs import Job
 from cpmodel.core.result import SolveResult
 from cpmodel.run import interrupts, watch
 
-DRAIN_SECONDS = 3.0  # how long stopped shards in flight get to hand back what they found
+DRAIN_SECONDS = 2.0  # how long stopped shards in flight get to hand back what they found
 
 
 @dataclass(frozen=True)
