@@ -83,7 +83,8 @@
       search = await startJob({puzzle: "grid", best: $("#best-size").value.trim(), time_limit: $("#best-time").value,
                                seed: $("#seed").value, score: "boggle"}, {
         queued: (position) => { $("#status").textContent = `queued: position ${position}`; },
-        progress: (d) => { $("#status").textContent = `best so far: ${d.found} points · ${d.nodes.toLocaleString()} boards · ${d.seconds} s`; },
+        running: () => { $("#status").textContent = "searching…"; },
+        progress: (d) => { $("#status").textContent = d.line || `best so far: ${d.found} points`; },
         done: (result) => {
           finish();
           const trouble = problem(result);
