@@ -76,7 +76,10 @@ class JobManager:
 
     def _warm(self) -> None:
         process = self.context.Process(target=_nothing)
-        process.start()
+        try:
+            process.start()
+        except (EOFError, OSError):  # a signal to the group took the fork server as it started: we are stopping
+            return
         process.join()
         self.ready = True
 
