@@ -10,8 +10,10 @@ SIGTERM and finds no process of its session left.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import signal
+import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +32,9 @@ from cpmodel.core.validate import grid_word_problems  # noqa: E402
 from cpmodel.web.launch import launch  # noqa: E402
 from tests.conftest import ROOT  # noqa: E402
 
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+# The README's pictures: refreshed with CPMODEL_SCREENSHOTS=docs/screenshots; otherwise they go to a
+# scratch folder, so that the test command leaves the checkout as it found it.
+SCREENSHOTS = Path(os.environ.get("CPMODEL_SCREENSHOTS") or tempfile.gettempdir() + "/cpmodel-screenshots")
 CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
 HAVE_BROWSER = Path(CHROMIUM).exists() and Path(DRIVER).exists()
 NO_BROWSER = "no browser: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
