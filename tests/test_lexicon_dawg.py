@@ -6,6 +6,8 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from cpmodel.core import lexicon as lex
 from cpmodel.core.dawg import accepts, build_dawg
@@ -23,6 +25,24 @@ def test_user_file_keeps_line_order_as_rank(tmp_path):
     lexicon = lex.load_file(path)
     assert lexicon.words == ("zebra", "ant", "bee") and lexicon.rank_of["ant"] == 1
     assert lexicon.of_length(3, top=1) == ["ant"]
+
+
+_LINES = st.lists(st.one_of(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.sampled_from(["", "Tea", "it's", "naïve", "x y", "cat 5", "\r"])))
+
+
+@given(_LINES, st.sampled_from(["\n", "\r\n"]), st.booleans())
+def test_plain_list_fast_path_equals_the_line_by_line_parse(lines, newline, trailing):
+    """plain_words takes a list only when the per-line parse would keep every line as
+    it is, and then gives the same words in the same order."""
+    text = newline.join(lines) + (newline if trailing else "")
+    plain = lex.plain_words(text)
+    words, skipped = lex.parse_words(text.splitlines())
+    while lines and not lines[-1]:
+        lines = lines[:-1]  # blank lines at the end are only the end of the file
+    if lines and all(lex._WORD.fullmatch(line) for line in lines):
+        assert plain == words and skipped == 0  # every plain list takes the fast path
+    else:
+        assert plain is None
 
 
 @pytest.mark.parametrize("content", ["", "\n\n", "123\n!!\n"])
