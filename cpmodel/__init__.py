@@ -335,14 +335,13 @@ def grid_words(board: str, lexicon=None, *, score: str = "boggle", min_len: int 
     from cpmodel.core import checks
     from cpmodel.core.boards import parse_grid
     from cpmodel.core.scoring import score_table
-    from heuristics.grid import find_words
-    from heuristics.words import build_trie
+    from heuristics.grid import SortedWords, find_words
 
     parsed = parse_grid(_text("board", board))
     score = checks.named("score", checks.choice, score, ("boggle", "scramble"))
     min_len, max_len = _lengths(min_len, max_len)
     chosen = _lexicon(lexicon, top)
-    return find_words(parsed, build_trie(chosen.words), score_table(score), min_len, max_len)
+    return find_words(parsed, SortedWords.of(chosen.words), score_table(score), min_len, max_len)
 
 
 def engine_names(puzzle: str) -> list[str]:

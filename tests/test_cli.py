@@ -155,6 +155,18 @@ def test_grid_json_keys_and_scores(word_file):
     assert doc["total"] == sum(w["score"] for w in doc["words"]) == 3
 
 
+def test_grid_board_lists_words_without_loading_the_compiled_kernel(word_file):
+    """One board is walked in Python over the sorted list: numba's import and its
+    cached code cost a second, longer than the whole command may take."""
+    path = word_file(["cat", "act", "tack", "cats"])
+    code = ("import json, sys\nfrom cpmodel.commands.cli import main\n"
+            f"assert main(['grid', 'cat/kxs/xxx', '--dict', {path!r}, '--json']) == 0\n"
+            "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('numba', 'numpy', 'ortools'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    document, loaded = proc.stdout.strip().splitlines()
+    assert json.loads(document)["total"] == 3 and json.loads(loaded) == [], proc.stderr
+
+
 @pytest.mark.parametrize("args,needle", [
     (["words", "ab1"], "letters a-z or '?'"),
     (["words", "abc", "--min", "0"], "--min: must be at least 1"),

@@ -13,7 +13,6 @@ from cpmodel.core.lexicon import load_default
 from cpmodel.core.scoring import score_table
 from heuristics import grid
 from heuristics import grid_kernel as K
-from heuristics.words import build_trie
 
 LETTERS = "aaabcdeeeefghiiijklmnoooprssstttuuvwxyz"  # vowels often, so boards hold words
 
@@ -25,11 +24,11 @@ def words():
 
 @pytest.fixture(scope="module")
 def tries(words):
-    return build_trie(words), K.build_trie(words), K.build_alphabet_trie(words)
+    return grid.SortedWords.of(words), K.build_trie(words), K.build_alphabet_trie(words)
 
 
-def reference_total(board: GridBoard, trie, table, min_len=3, max_len=None) -> int:
-    return sum(w.score for w in grid.find_words(board, trie, table, min_len, max_len))
+def reference_total(board: GridBoard, lexicon: grid.SortedWords, table, min_len=3, max_len=None) -> int:
+    return sum(w.score for w in grid.find_words(board, lexicon, table, min_len, max_len))
 
 
 def random_board(rng: random.Random, rows: int, cols: int, qu: float = 0.05) -> GridBoard:
@@ -56,20 +55,20 @@ def test_trie_arrays_hold_exactly_the_words():
 @pytest.mark.parametrize("kind", ["boggle", "scramble"])
 def test_batch_scorer_equals_reference_on_random_boards(tries, kind):
     """1,500 random boards per scoring, 3x3 to 5x5, some with the Qu tile."""
-    trie, _, alphabet = tries
+    lexicon, _, alphabet = tries
     table = score_table(kind)
     rng = random.Random(7)
     for rows, cols in [(3, 3), (4, 4), (5, 5), (3, 5)]:
         boards = [random_board(rng, rows, cols) for _ in range(375)]
         scorer = K.BatchScorer(alphabet, rows, cols, table)
         codes = np.array([K.encode(b) for b in boards])
-        assert list(scorer.scores(codes)) == [reference_total(b, trie, table) for b in boards]
+        assert list(scorer.scores(codes)) == [reference_total(b, lexicon, table) for b in boards]
 
 
 @pytest.mark.parametrize("kind", ["boggle", "scramble"])
 def test_general_kernel_equals_reference_with_multipliers_and_long_tiles(tries, kind):
     """Multipliers, [qu] and other multi-letter tiles: totals, words, scores and paths all equal."""
-    trie, kernel_trie, _ = tries
+    lexicon, kernel_trie, _ = tries
     table = score_table(kind)
     scorer = K.Scorer(kernel_trie)
     rng = random.Random(11)
@@ -82,7 +81,7 @@ def test_general_kernel_equals_reference_with_multipliers_and_long_tiles(tries, 
         board = GridBoard(rows, cols, tuple(tiles))
         min_len, max_len = rng.choice([(3, None), (2, None), (4, 6)])
         geo = K.board_geometry(board, table, min_len, max_len)
-        expected = grid.find_words(board, trie, table, min_len, max_len)
+        expected = grid.find_words(board, lexicon, table, min_len, max_len)
         found = sorted(scorer.find(board, geo), key=lambda w: (-w[1], w[0]))
         assert [(w.word, w.score, [r * cols + c for r, c in w.path]) for w in expected] == [tuple(f) for f in found]
         assert scorer.total(np.arange(rows * cols), geo) == sum(w.score for w in expected)
@@ -122,10 +121,10 @@ def test_every_2x2_board_over_a_tiny_alphabet_against_brute_force():
 
 
 def test_known_boards_on_the_default_list(tries):
-    trie, _, alphabet = tries
+    lexicon, _, alphabet = tries
     table = score_table("boggle")
     board = parse_grid("perslatgsineters")
-    assert K.BatchScorer(alphabet, 4, 4, table).score(K.encode(board)) == reference_total(board, trie, table)
+    assert K.BatchScorer(alphabet, 4, 4, table).score(K.encode(board)) == reference_total(board, lexicon, table)
     assert K.encode(parse_grid("a+2bcdefghijklmnop")) is None  # a multiplier: the general kernel's job
     assert K.encode(parse_grid("[th]bcdefghijklmnop")) is None
 

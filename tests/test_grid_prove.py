@@ -22,7 +22,6 @@ from heuristics.grid_breaker import (
     climb,
     symmetries,
 )
-from heuristics.words import build_trie
 from tests.conftest import ROOT, run_cli
 from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
 
@@ -31,6 +30,7 @@ BOGGLE = score_table("boggle")
 WORDS = """eat tea ate eta sea set east seat teas etas sate eats tae tas sat ates rat tar art rats star tsar arts
 tars rate tear tare rates stare tears aster taser ere tee tree trees steer reset ester terse rest erst ret
 res sae ear era are ares ears eras sear seer quest quiet quire quit quits suet ruse sure user true""".split()
+REFERENCE_WORDS = grid.SortedWords.of(WORDS)
 LETTERS = "".join(sorted({ch for w in WORDS for ch in w.replace("qu", "q")}))  # every letter a word uses
 
 
@@ -38,7 +38,7 @@ def reference_score(board: str, cols: int) -> int:
     """The Python reference scorer (heuristics.grid.find_words) on tile letters ('q' is Qu)."""
     tiles = ["[qu]" if ch == "q" else ch for ch in board]
     rows = "/".join("".join(tiles[r:r + cols]) for r in range(0, len(tiles), cols))
-    return sum(w.score for w in grid.find_words(parse_grid(rows), build_trie(WORDS), BOGGLE))
+    return sum(w.score for w in grid.find_words(parse_grid(rows), REFERENCE_WORDS, BOGGLE))
 
 
 @pytest.fixture(scope="module")

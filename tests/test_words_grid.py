@@ -76,8 +76,7 @@ def test_grid_search_matches_all_paths(lexicon_words, seed):
     if seed == 3:
         letters[4] = "qu"
     board = GridBoard(3, 3, tuple(Tile(t) for t in letters))
-    trie = W.build_trie(lexicon_words)
-    found = grid.find_words(board, trie, score_table("boggle"), max_len=7)
+    found = grid.find_words(board, grid.SortedWords.of(lexicon_words), score_table("boggle"), max_len=7)
     assert {w.word for w in found} == all_path_words(board, set(lexicon_words), 7)
     for w in found:  # each reported path really spells the word along adjacent tiles
         assert "".join(board.tile(r, c).text for r, c in w.path) == w.word
@@ -87,8 +86,8 @@ def test_grid_search_matches_all_paths(lexicon_words, seed):
 
 def test_qu_tile_spells_two_letters_and_counts_two_for_boggle():
     board = parse_grid("Quits/xxxx/xxxx/xxxx")
-    trie = W.build_trie(["quit", "quits", "suit"])
-    found = {w.word: w for w in grid.find_words(board, trie, score_table("boggle"))}
+    lexicon = grid.SortedWords.of(["quit", "quits", "suit"])
+    found = {w.word: w for w in grid.find_words(board, lexicon, score_table("boggle"))}
     assert set(found) == {"quit", "quits"} and len(found["quits"].path) == 4  # Qu, i, t, s
     assert found["quit"].score == 1 and found["quits"].score == 2  # four and five letters
     assert parse_grid("[qu]ait/xxxx/xxxx/xxxx").tiles[0] == Tile("qu")

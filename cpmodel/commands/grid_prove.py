@@ -41,7 +41,6 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
     from cpmodel.core.boards import parse_grid
     from cpmodel.run.grid_prove import prove
     from heuristics import grid
-    from heuristics.words import build_trie
 
     check(args, rows, cols)
     words = load_lexicon(args.dict, stderr, args.top).words
@@ -50,7 +49,7 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
     result = prove(words, table, rows, cols, options, args.time_limit, args.seed, stderr)
     interrupted = result.stopped_by == "interrupt"
     board = parse_grid(result.board)
-    found = grid.find_words(board, build_trie(words), table)
+    found = grid.find_words(board, grid.SortedWords.of(words), table)
     total = sum(w.score for w in found)
     if total != result.best:  # the kernel against the readable reference: a bug, never a claim
         raise RuntimeError(f"kernel scored {result.board} {result.best}, the reference {total}")

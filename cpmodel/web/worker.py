@@ -28,14 +28,14 @@ from cpmodel.run import watch
 
 
 def _warm() -> None:
-    """What every job would load again: the default word list, the grid games' trie and the
-    Bananagrams word table."""
+    """What every job would load again: the default word list, sorted for the grid games, and
+    the Bananagrams word table."""
     import gc
 
     from cpmodel.core.lexicon import load_default
 
     words = load_default().words
-    grid.word_trie(words)
+    grid.sorted_words(words)
     banana.table_of(words)
     gc.freeze()  # the forked workers share these pages; keep the collector from touching them
 
