@@ -307,3 +307,31 @@ def test_wordscapes_auto_says_who_answered(tmp_path):
     words.write_text("\n".join("rest site sir eat tea ate set are arts east sea tie".split()) + "\n")
     doc = json.loads(run_cli("wordscapes", str(board), "retains", "--dict", str(words), "--best", "--json").stdout)
     assert doc["solver"] == "auto" and doc["answered_by"] in ("backtrack", "cpsat") and doc["complete"]
+
+
+def test_grid_best_keeps_its_board_when_the_engines_are_slow_to_stop(monkeypatch):
+    """grid --best's race gives its processes their own grace and reaps them; the
+    progress supervisor waits for it. Engines that stream a board and then ignore
+    the stop for longer than the supervisor's grace once ended in "no board found"."""
+    import argparse
+
+    from rich.console import Console
+
+    from cpmodel.commands import grid as grid_command
+    from cpmodel.core.scoring import score_table
+    from cpmodel.run import portfolio
+    from heuristics import grid_search
+
+    def slow_to_stop(spec, seed, control, on_better=None, **_):
+        board = grid_search.random_boards(__import__("numpy").random.default_rng(seed), 1, spec.rows * spec.cols)[0]
+        on_better(grid_search.board_rows(spec, board))
+        time.sleep(4.0)  # deaf to the stop, as a long compiled call is
+        return grid_search.Climb(board, 0)
+
+    monkeypatch.setattr(grid_search, "hill_climb", slow_to_stop)
+    monkeypatch.setattr(grid_search, "anneal_restarts", slow_to_stop)
+    monkeypatch.setattr(portfolio, "GRACE", 2.0)  # the race waits longer than the supervisor's 1 s
+    args = argparse.Namespace(jobs=2, seed=5, time_limit=0.5, min=3, max=None)
+    search = grid_command.best_board(args, (2, 2), ["tea", "eat", "ate", "seat"], score_table("boggle"),
+                                     Console(stderr=True, quiet=True))
+    assert search["board"] is not None and search["stopped_by"] == "time-limit", search
