@@ -28,6 +28,8 @@ result, and the merged answer, stay exact.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import multiprocessing
 import os
 import threading
@@ -163,3 +165,20 @@ class DaskPool:
 
 def open_pool(jobs: int, scheduler: str | None):
     return DaskPool(scheduler) if scheduler else LocalPool(jobs)
+
+
+@contextmanager
+def pool_for(jobs: int, scheduler: str | None, checkpoint=None):
+    """A pool closed however the block ends, and the checkpoint beside it. On an
+    exception (stdout closed by ``| head``, a bug) the shards in flight are told to
+    stop first: they must not run on after their answers stopped mattering."""
+    pool = open_pool(jobs, scheduler)
+    try:
+        yield pool
+    except BaseException:
+        pool.stop()
+        raise
+    finally:
+        pool.close()
+        if checkpoint:
+            checkpoint.close()

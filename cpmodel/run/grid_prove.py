@@ -248,22 +248,13 @@ def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_sec
                                       breaker.score)
         for record in checkpoint.records.values():
             merge.add(record, resumed=True)
-    from cpmodel.run.executors import open_pool
+    from cpmodel.run.executors import pool_for
 
-    pool = open_pool(options.jobs, options.scheduler)
     deadline = None if time_limit is None else started + time_limit
-    stopped_by = None
-    try:
+    with pool_for(options.jobs, options.scheduler, checkpoint) as pool:
         with _ProveProgress(stderr, f"prove {rows}x{cols}", merge) as progress:
             stopped_by = _drive(pool, stripes, merge, checkpoint, progress, deadline, history, started, signals,
                                 lambda k, best, left: ProveTask(k, rows, cols, text, table, stripes[k], best, left))
-    except BaseException:  # stdout closed, a bug: the shards in flight must not run on
-        pool.stop()
-        raise
-    finally:
-        pool.close()
-        if checkpoint:
-            checkpoint.close()
     return ProveResult(rows, cols, merge.best, _notation(merge.board, cols), merge.upper, merge.finished,
                        None if merge.finished else (stopped_by or "time-limit"), merge.classes,
                        merge.classes_done, len(stripes), len(merge.done), merge.resumed, seed_score,

@@ -143,7 +143,7 @@ def run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, si
 
 def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, sink, signals) -> Sharded:
     from cpmodel.run.checkpoint import Checkpoint
-    from cpmodel.run.executors import open_pool
+    from cpmodel.run.executors import pool_for
     from cpmodel.run.shards import Merger, job_key, split
 
     started = time.perf_counter()
@@ -158,17 +158,9 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
         if not job.request.best:
             sink.solutions(result.solutions)
     pending = [s for s in shards if s.id not in merger.done]
-    pool = open_pool(options.jobs, options.scheduler)
-    try:
+    with pool_for(options.jobs, options.scheduler, checkpoint) as pool:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
             stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress, signals)
-    except BaseException:  # stdout closed (| head), a bug: the shards in flight must not run on
-        pool.stop()
-        raise
-    finally:
-        pool.close()
-        if checkpoint:
-            checkpoint.close()
     result = merger.result(time.perf_counter() - started, stopped_by)
     extra = {"shards": {"total": len(shards), "done": len(merger.done), "resumed": merger.resumed},
              "where": pool.where, "engine": job.engine}
