@@ -28,12 +28,11 @@ from cpmodel.run import watch
 
 
 def _warm() -> None:
-    """What every job would load again: the default word list, sorted for the grid games, the
-    Bananagrams word table, and numba (imported for the best-board search: half a second)."""
+    """What every job would load again: the default word list, sorted for the grid games, and
+    the Bananagrams word table."""
     import gc
 
     from cpmodel.core.lexicon import load_default
-    from heuristics import grid_search  # noqa: F401
 
     words = load_default().words
     grid.sorted_words(words)
