@@ -161,6 +161,42 @@ def test_a_closed_event_stream_cancels_its_job_and_keeps_what_was_found(api, ser
     assert seen[:2] in (["queued", "running"], ["running", "started"]) or "running" in seen
 
 
+def test_an_event_stream_outlives_a_quiet_job(monkeypatch):
+    """A job silent for longer than the keepalive (grid --best loading numba) keeps its
+    stream to the end. The keepalive used to cancel the pending read, which ended the
+    stream without ``done`` ("lost the connection") and cancelled the job."""
+    import asyncio
+    from types import SimpleNamespace
+
+    from cpmodel.web import app as web_app
+
+    monkeypatch.setattr(web_app, "KEEPALIVE", 0.05)
+
+    class QuietJobs:
+        cancelled = False
+
+        async def events(self, job):
+            yield "started", {}
+            await asyncio.sleep(0.3)  # six keepalives of silence
+            yield "done", {"code": 0}
+
+        def cancel(self, job):
+            self.cancelled = True
+
+    class Connected:
+        async def is_disconnected(self):
+            return False
+
+    async def read(jobs):
+        job = SimpleNamespace(state="running")
+        return [chunk async for chunk in web_app._event_stream(Connected(), jobs, job)]
+
+    jobs = QuietJobs()
+    chunks = asyncio.run(read(jobs))
+    assert chunks[0].startswith("event: started") and chunks[-1].startswith("event: done"), chunks
+    assert ": still here\n\n" in chunks and not jobs.cancelled
+
+
 def test_cancel_stops_a_job_within_seconds(api):
     job = api.post("/api/jobs", json=LONG_COUNT).json()
     time.sleep(1.0)

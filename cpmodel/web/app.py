@@ -224,18 +224,22 @@ def _message(result: dict) -> str:
 async def _event_stream(request: Request, jobs: JobManager, job):
     """Server-sent events: each of the job's events, then ``done``; a closed stream cancels the job."""
     finished = False
+    stream = jobs.events(job).__aiter__()
+    waiting = None  # the pending next event: kept across keepalives (cancelling it would end the stream)
     try:
-        stream = jobs.events(job).__aiter__()
         while True:
-            try:
-                kind, data = await asyncio.wait_for(stream.__anext__(), KEEPALIVE)
-            except asyncio.TimeoutError:
+            waiting = waiting or asyncio.ensure_future(stream.__anext__())
+            arrived, _ = await asyncio.wait({waiting}, timeout=KEEPALIVE)
+            if not arrived:  # a quiet job (numba loading before the first progress line): keep the line open
                 if await request.is_disconnected():
                     return
                 yield ": still here\n\n"
                 continue
+            try:
+                kind, data = waiting.result()
             except StopAsyncIteration:
                 return
+            waiting = None
             if kind == "done" and data.get("code") == 2:
                 data = {**data, "error": _message(data)}
             yield f"event: {kind}\ndata: {json.dumps(data)}\n\n"
@@ -243,6 +247,8 @@ async def _event_stream(request: Request, jobs: JobManager, job):
                 finished = True
                 return
     finally:
+        if waiting is not None:
+            waiting.cancel()
         if not finished and job.state != DONE:
             jobs.cancel(job)
 
