@@ -319,3 +319,37 @@ def test_a_signal_just_before_the_document_only_changes_the_exit_code(monkeypatc
     code = cli.main(["rect", "3x3", "--top", "60", "--all", "--solver", "backtrack,cp", "--json"])
     doc = json.loads(capsys.readouterr().out)
     assert code == 143 and doc["complete"] and doc["agreement"] == "identical solution sets"
+
+
+def test_a_signal_while_numba_loads_its_code_waits_for_the_load(monkeypatch):
+    """A SIGTERM raised inside numba's loading of its cached machine code crashed the
+    process (SIGSEGV, exit 139, about 1 run in 10 stopped in the first second of
+    grid --best). The stop signals are held while the kernels load, and taken after."""
+    import argparse
+
+    from rich.console import Console
+
+    from cpmodel.commands import grid as grid_command
+    from cpmodel.core.scoring import score_table
+    from cpmodel.run import interrupts
+    from heuristics import grid_search
+
+    loaded = []
+
+    def warm_up_with_a_signal(spec):
+        os.kill(os.getpid(), signal.SIGTERM)  # arrives mid-load
+        time.sleep(0.2)
+        loaded.append(spec)
+
+    monkeypatch.setattr(grid_search, "warm_up", warm_up_with_a_signal)
+    saved = {sig: signal.getsignal(sig) for sig in interrupts.STOP_SIGNALS}
+    try:
+        interrupts.install()
+        args = argparse.Namespace(jobs=1, seed=1, time_limit=5.0, min=3, max=None)
+        with pytest.raises(interrupts.Terminated):
+            grid_command.best_board(args, (2, 2), ["tea", "eat", "ate"], score_table("boggle"),
+                                    Console(stderr=True, quiet=True))
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+    assert loaded, "the signal interrupted the load instead of waiting for it"

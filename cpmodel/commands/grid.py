@@ -144,7 +144,8 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
     totals, count = [], 0
     try:
         for batch in _batches(bounded_lines(source, "board file")):
-            scores = scorer.scores(batch)
+            with interrupts.deferred():  # numba loads its code at the first call: never interrupted mid-load
+                scores = scorer.scores(batch)
             count += len(scores)
             if args.json:
                 totals.extend(scores)
@@ -197,8 +198,9 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
     from heuristics.grid_search import BestBoardSpec, warm_up
 
     rows, cols = size
-    spec = BestBoardSpec(rows, cols, grid_kernel.build_alphabet_trie(lexicon_words), table, args.min, args.max)
-    warm_up(spec)  # compiled once, before the fork
+    with interrupts.deferred():  # a signal inside numba's loading of its cached code crashed it (SIGSEGV)
+        spec = BestBoardSpec(rows, cols, grid_kernel.build_alphabet_trie(lexicon_words), table, args.min, args.max)
+        warm_up(spec)  # compiled once, before the fork
     job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=args.time_limit, options={"seed": args.seed})
     plan = grid_plan(args.jobs)
     control = Control(time_limit=args.time_limit)
