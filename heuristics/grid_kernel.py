@@ -462,16 +462,6 @@ def _find_words(children, word_of, codes, nbr, nbr_count, tile_letters, tile_len
 # -- what the command uses -------------------------------------------------------------
 
 
-def find_words(board: GridBoard, trie: KernelTrie, table: ScoreTable, min_len: int = 3, max_len: int | None = None):
-    """Every word on the board with its best path, highest score first: the same
-    list as :func:`heuristics.grid.find_words`, from the compiled walk."""
-    from heuristics.grid import GridWord
-
-    found = Scorer(trie).find(board, board_geometry(board, table, min_len, max_len))
-    words = [GridWord(word, score, tuple(divmod(cell, board.cols) for cell in path)) for word, score, path in found]
-    return sorted(words, key=lambda w: (-w.score, w.word))
-
-
 class FileScorer:
     """Totals of a stream of boards of any shapes and tiles: boards over the 26-tile
     alphabet go through the batch path, one scorer per shape; others (multipliers,

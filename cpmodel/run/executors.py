@@ -28,13 +28,12 @@ result, and the merged answer, stay exact.
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import multiprocessing
 import os
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from contextlib import contextmanager
 
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
