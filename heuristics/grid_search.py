@@ -135,6 +135,8 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
             current = np.unique(_canonical_all(random_boards(rng, width, cells), perms), axis=0)
         current_scores = scorer.scores(current)
         best.evaluations += len(current)
+        _keep_better(best, current[np.argmax(current_scores)], int(current_scores.max()), started, spec, on_better)
+        control.solutions = 1
         climb_top, flat_rounds = -1, 0
         while control.stop_reason() is None:
             round_id += 1
@@ -159,12 +161,7 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
             boards, scores = np.concatenate(parts), np.concatenate(part_scores)
             order = np.argsort(-scores, kind="stable")[:width]
             top = int(scores[order[0]])
-            if top > best.score:
-                best.codes, best.score = boards[order[0]].copy(), top
-                best.history.append([round(time.monotonic() - started, 2), top])
-                control.solutions = 1
-                if on_better is not None:
-                    on_better(board_rows(spec, best.codes))
+            _keep_better(best, boards[order[0]], top, started, spec, on_better)
             flat_rounds = flat_rounds + 1 if top <= climb_top and width >= pool else 0
             climb_top = max(climb_top, top)
             if flat_rounds >= patience:
@@ -178,6 +175,16 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
         best.restarts += 1
     best.restarts -= 1
     return best
+
+
+def _keep_better(best: Climb, codes: np.ndarray, score: int, started: float, spec, on_better) -> None:
+    """Make ``codes`` the best board if it beats it. The seed board counts too: a climb
+    stopped before its first round (a slow machine, an early Ctrl-C) still hands back a board."""
+    if score > best.score:
+        best.codes, best.score = codes.copy(), score
+        best.history.append([round(time.monotonic() - started, 2), score])
+        if on_better is not None:
+            on_better(board_rows(spec, best.codes))
 
 
 def anneal(spec: BestBoardSpec, seed: int, control, on_better=None, time_limit: float = 60.0,

@@ -217,6 +217,27 @@ def test_best_stopped_before_any_board_is_unknown_never_none(word_file):
     assert doc["status"] == "unknown" and doc["board"] is None or doc["status"] == "found" and doc["total"] >= 0
 
 
+def test_a_climb_stopped_before_its_first_round_hands_back_its_seed_board(tries):
+    """The climber seeds each climb with a short annealing run; stopped there (a slow
+    machine, an early Ctrl-C), it returned no board at all, though it had scored some."""
+    from cpmodel.core.control import Control
+    from heuristics import grid_search as S
+
+    lexicon, _, alphabet = tries
+    spec = S.BestBoardSpec(4, 4, alphabet, score_table("boggle"))
+    class StopsDuringTheSeed(Control):
+        looks = 0
+
+        def stop_reason(self):
+            self.looks += 1
+            return None if self.looks == 1 else "interrupt"  # the climb starts, then its seed is stopped
+
+    climb = S.hill_climb(spec, 1, StopsDuringTheSeed())
+    board = parse_grid("/".join(S.board_rows(spec, climb.codes)))
+    assert climb.score > 0 and climb.score == reference_total(board, lexicon, score_table("boggle"))
+    assert [score for _, score in climb.history][-1] == climb.score
+
+
 @pytest.mark.parametrize("rows,cols", [(4, 4), (3, 5)])
 def test_canonical_form_is_shared_by_every_symmetric_image_and_keeps_the_score(tries, rows, cols):
     from heuristics import grid_search as S
