@@ -30,8 +30,8 @@ def entry() -> int:
         interrupts.note(exc)
         code = interrupts.exit_code()
     if _engine_left_running():
-        # a native solver still runs in a thread it was asked to leave: Python's
-        # shutdown would wait for it, or abort; the answer is out, so end now
+        # a native solver (or numba's compiler) still runs in a thread it was asked to
+        # leave: Python's shutdown would wait for it, or abort; the answer is out, so end now
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(code)
@@ -40,7 +40,7 @@ def entry() -> int:
 
 def _engine_left_running() -> bool:
     supervise = sys.modules.get("cpmodel.run.supervise")
-    return bool(supervise and supervise.abandoned)
+    return bool(supervise and supervise.abandoned) or interrupts.left_running
 
 
 if __name__ == "__main__":

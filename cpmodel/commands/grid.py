@@ -144,8 +144,7 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
     totals, count = [], 0
     try:
         for batch in _batches(bounded_lines(source, "board file")):
-            with interrupts.deferred():  # numba loads its code at the first call: never interrupted mid-load
-                scores = scorer.scores(batch)
+            scores = interrupts.wait_in_thread(lambda: scorer.scores(batch))  # the first loads numba's code
             count += len(scores)
             if args.json:
                 totals.extend(scores)
@@ -194,13 +193,13 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
     from cpmodel.core.jobs import Job
     from cpmodel.core.control import Request
     from cpmodel.run.portfolio import Race, grid_plan
-    from heuristics import grid_kernel
-    from heuristics.grid_search import BestBoardSpec, warm_up
 
     rows, cols = size
-    with interrupts.deferred():  # a signal inside numba's loading of its cached code crashed it (SIGSEGV)
-        spec = BestBoardSpec(rows, cols, grid_kernel.build_alphabet_trie(lexicon_words), table, args.min, args.max)
-        warm_up(spec)  # compiled once, before the fork
+    started = time.monotonic()
+    try:
+        spec = interrupts.wait_in_thread(lambda: _compiled_spec(rows, cols, lexicon_words, table, args))
+    except KeyboardInterrupt:  # stopped while numba loads or compiles: no board was scored
+        return {"board": None, "stopped_by": "interrupt", "seconds": round(time.monotonic() - started, 2)}
     job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=args.time_limit, options={"seed": args.seed})
     plan = grid_plan(args.jobs)
     control = Control(time_limit=args.time_limit)
@@ -219,6 +218,16 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
             "best_found": board_score, "seed": args.seed, "evaluations": supervisor.evaluations(result),
             "seconds": round(control.elapsed(), 2), "history": result.stats.get("history", []),
             "stopped_by": result.stopped_by, "portfolio": others}
+
+
+def _compiled_spec(rows: int, cols: int, lexicon_words, table, args):
+    """The search's spec with its kernels loaded (or compiled, on a first run), once, before the fork."""
+    from heuristics import grid_kernel
+    from heuristics.grid_search import BestBoardSpec, warm_up
+
+    spec = BestBoardSpec(rows, cols, grid_kernel.build_alphabet_trie(lexicon_words), table, args.min, args.max)
+    warm_up(spec)
+    return spec
 
 
 class _Progress(Supervisor):

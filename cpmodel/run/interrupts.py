@@ -35,6 +35,7 @@ import threading
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
 received: int | None = None  # the first signal that asked us to stop
+left_running = False  # a task was left to finish alone in a thread: the process must end with os._exit
 _count = 0  # how many stop signals arrived so far (a Mark compares against it)
 _depth = 0  # how many deferred() blocks are open in the main thread
 _held_since = 0  # _count when the outermost one opened
@@ -136,6 +137,42 @@ def deferred(reraise: bool = True):
             signal.signal(sig, handler)
     if reraise and mark.asked and previous[received] is _raise:
         raise KeyboardInterrupt() if received == signal.SIGINT else Terminated(received)
+
+
+def wait_in_thread(task):
+    """``task()``, run in a daemon thread while the main thread waits for it.
+
+    A stop signal then lands in the wait, never inside the task, and the run
+    stops at once. This is for numba loading or compiling its kernels: an
+    exception raised inside that crashed the process (SIGSEGV), and holding
+    the signals instead made a stop wait for the whole compile, 8 s on the
+    first run after an install (the web app killed such jobs). A stopped
+    task is left to finish alone (:data:`left_running`): the process then
+    ends with os._exit, which does not wait for it."""
+    global left_running
+    if threading.current_thread() is not threading.main_thread():
+        return task()
+    outcome = {}
+    finished = threading.Event()  # not Thread.join: a signal inside join marks a live thread stopped
+
+    def run() -> None:
+        try:
+            outcome["value"] = task()
+        except BaseException as exc:  # handed to the waiting thread
+            outcome["error"] = exc
+        finally:
+            finished.set()
+
+    try:
+        threading.Thread(target=run, name="cpmodel-load", daemon=True).start()  # a signal may land here already
+        while not finished.wait(0.05):
+            pass
+    except KeyboardInterrupt:
+        left_running = left_running or not finished.is_set()
+        raise
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def stop_on_signals(on_signal) -> None:
