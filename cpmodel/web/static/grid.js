@@ -88,7 +88,18 @@
         done: (result) => {
           finish();
           const trouble = problem(result);
-          if (trouble && !result.doc) { fail(trouble); document.body.dataset.state = "error"; return; }
+          const stoppedEarly = !result.doc && result.cancelled && result.code === 143;  // SIGTERM before the CLI began
+          if (trouble && !stoppedEarly) { fail(trouble); document.body.dataset.state = "error"; return; }
+          if (stoppedEarly || !result.doc.board) {  // stopped before any board was scored: unknown, said plainly
+            $("#status").textContent = result.doc
+              ? `no board found: stopped by ${result.doc.stopped_by} after ${result.doc.seconds} s`
+              : "no board found: stopped by interrupt before the search began";
+            $("#board").replaceChildren();
+            $("#words").replaceChildren();
+            $("#total").textContent = "";
+            document.body.dataset.state = "done";
+            return;
+          }
           show(result.doc);
           $("#status").textContent = `best board: ${result.doc.total} points (${result.doc.stopped_by || "done"})`;
         },
