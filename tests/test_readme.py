@@ -1,8 +1,8 @@
 """The README's examples run as written: its Python API block, and every
 command line of its shell blocks (in order, in a scratch folder, so that a
 line that writes a file feeds the lines after it). Commands on the default
-dictionary get ``--top`` (300 rectangles, 3000 otherwise) and a time limit, so the whole README runs in
-about a minute; what is checked is that each example is accepted and ends
+dictionary get ``--top`` (300 rectangles, 3000 otherwise) and a time limit of a few seconds, so the
+whole README runs in about a minute; what is checked is that each example is accepted and ends
 with an answer (exit 0, or 3 for a ``--check`` that finds a broken rule),
 never a traceback."""
 
@@ -20,6 +20,7 @@ from tests.conftest import ROOT
 README = (ROOT / "README.md").read_text()
 SOLVING = ("rect", "wordscapes", "banana", "grid", "words", "lexicon", "explain")
 TIMED = ("rect", "wordscapes", "banana", "grid")
+TIME_LIMIT = 3  # seconds for a timed example: enough to end with an answer, which is all that is checked
 
 
 def _blocks(language: str) -> list[str]:
@@ -54,15 +55,15 @@ def _quick(line: str) -> str | None:
         options = words[4:]
         if "--port" in options:
             options[options.index("--port") + 1] = "0"
-        return (f"timeout --preserve-status -s TERM 6 {sys.executable} -m cpmodel serve --port 0 "
+        return (f"timeout --preserve-status -s TERM 3 {sys.executable} -m cpmodel serve --port 0 "
                 f"{shlex.join(options)}; test $? -eq 143")
     extra = []
     if puzzle in SOLVING and not {"--dict", "--row-dict", "--col-dict"} & set(words):
         extra += ["--top", "300" if puzzle == "rect" else "3000"]  # enough for "cats" in the layout examples
     if puzzle in TIMED:
-        extra += ["--time-limit", "10"]
+        extra += ["--time-limit", str(TIME_LIMIT)]
     if puzzle == "compare":
-        extra += ["--quick", "--time-limit", "5"]
+        extra += ["--quick", "--time-limit", str(TIME_LIMIT)]
     return f"{sys.executable} -m cpmodel {shlex.join(words[3:] + extra)}{redirect or ''}"
 
 
