@@ -310,7 +310,7 @@ def dask_cluster():
                 proc.terminate()
         for proc in procs:
             try:
-                proc.wait(timeout=15)
+                proc.wait(timeout=5)  # Dask ends in well under a second; rarely one hangs, and is killed
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
