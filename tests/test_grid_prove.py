@@ -23,6 +23,7 @@ from heuristics.grid_breaker import (
     symmetries,
 )
 from tests.conftest import ROOT, run_cli
+from tests.test_hardening import _restore_signal_handlers  # noqa: F401  (autouse: cli.main in-process takes signals)
 from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
 
 BOGGLE = score_table("boggle")
@@ -212,3 +213,32 @@ def test_prove_documents_match_the_docs(word_file):
     assert required <= doc.keys() <= required | optional
     text = (ROOT / "docs" / "json.md").read_text()
     assert all(f"`{key}`" in text for key in doc["prove"])  # every key named in the docs
+
+
+def test_a_proof_stopped_before_any_board_is_unknown_with_its_bound(word_file, monkeypatch, capsys):
+    """A stop in the proof's first second, before the seed's climb scored a board, ended
+    with "error: the board is empty" and no document. Now: one document, board and
+    total null, status unknown, the opening upper bound, exit 143."""
+    import os
+    import signal
+
+    from cpmodel.commands import cli
+    from cpmodel.run import interrupts
+    from heuristics import grid_breaker
+    from tests.test_hardening import _documented
+
+    def stopped_climb(breaker, seconds, seed, stop=None):
+        os.kill(os.getpid(), signal.SIGTERM)  # held by the proof, seen by the climb at once
+        assert stop is not None and stop.is_set()
+        return -1, ""
+
+    monkeypatch.setattr(grid_breaker, "climb", stopped_climb)
+    monkeypatch.setattr(interrupts, "received", None)
+    code = cli.main(["grid", "--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1", "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 143
+    assert doc["board"] is None and doc["total"] is None and doc["status"] == "unknown" and doc["words"] == []
+    assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "interrupt"
+    assert doc["upper_bound"] > 0 and doc["prove"]["classes_done"] == 0
+    required, optional = _documented("`grid`")
+    assert required <= doc.keys() <= required | optional

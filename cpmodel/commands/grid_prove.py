@@ -48,6 +48,8 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
                            shards=args.shards, output="json" if args.json else "rich")
     result = prove(words, table, rows, cols, options, args.time_limit, args.seed, stderr)
     interrupted = result.stopped_by == "interrupt"
+    if not result.board:
+        return _nothing_found(result, args, stdout, stderr)
     board = parse_grid(result.board)
     found = grid.find_words(board, grid.SortedWords.of(words), table)
     total = sum(w.score for w in found)
@@ -61,6 +63,18 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
         stdout.print(grid_words_table(board, found, args.show))
         stdout.print(Parts(summary(result), style="green" if result.optimal else "yellow"), highlight=False)
     return EXIT_INTERRUPTED if interrupted else 0
+
+
+def _nothing_found(result, args, stdout: Console, stderr: Console) -> int:
+    """Stopped before the seed's climb scored a board: unknown, with the bound proven so far."""
+    from cpmodel.core.result import UNKNOWN
+
+    if args.json:
+        write_json(stdout, {**document(result, [], args), "board": None, "total": None, "status": UNKNOWN})
+    else:
+        stderr.print(f"no board found: stopped by {result.stopped_by} after {result.seconds:.1f} s · "
+                     f"proven upper bound: {result.upper:,}", style="yellow", highlight=False)
+    return EXIT_INTERRUPTED if result.stopped_by == "interrupt" else 0
 
 
 def summary(result) -> list[str]:
