@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import random
 
 import numpy as np
@@ -132,6 +133,7 @@ def test_known_boards_on_the_default_list(tries):
 # -- the command: --score-file and --best ------------------------------------------------
 
 from tests.conftest import run_cli, run_json  # noqa: E402
+from tests.test_hardening import _restore_signal_handlers  # noqa: E402,F401  (autouse: cli.main in-process)
 
 SMALL = ["tea", "eat", "ate", "teas", "seat", "east", "sat", "set", "net", "ten", "tens", "nest", "quest", "quiet",
          "sent", "tees", "seen", "teen", "teens", "ease", "eats"]
@@ -209,6 +211,28 @@ def test_score_file_ctrl_c_keeps_the_lines_printed(word_file):
     rest, _ = proc.communicate(timeout=30)
     assert proc.returncode == 130
     assert lines == [lines[0]] * 4096 and lines[0].strip().isdigit() and rest == ""
+
+
+def test_score_file_json_stopped_keeps_the_totals_scored(word_file, tmp_path, monkeypatch, capsys):
+    """With --json nothing is printed before the end: a stop gave a generic empty
+    document and lost every total. Now the document holds the totals scored so far."""
+    from cpmodel.commands import cli
+    from cpmodel.commands import grid as grid_command
+
+    boards = [parse_grid(b) for b in ("tea/sen/xxx", "sat/eat/ten", "qua/tes/nie", "xyz/abc/def")]
+    scored = [reference_total(b, grid.SortedWords.of(SMALL), score_table("boggle")) for b in boards]
+
+    def two_batches_then_a_stop(lines):
+        yield boards[:2]
+        yield boards[2:]
+        raise KeyboardInterrupt  # Ctrl-C while the third batch is read
+
+    monkeypatch.setattr(grid_command, "_batches", two_batches_then_a_stop)
+    (tmp_path / "boards.txt").write_text("unused\n")
+    code = cli.main(["grid", "--score-file", str(tmp_path / "boards.txt"), "--dict", word_file(SMALL), "--json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 130 and doc["totals"] == scored and doc["boards"] == 4
+    assert doc["status"] == "found" and doc["complete"] is False and doc["stopped_by"] == "interrupt"
 
 
 def test_best_stopped_before_any_board_is_unknown_never_none(word_file):

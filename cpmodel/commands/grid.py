@@ -133,7 +133,8 @@ def _nothing_found(args, search: dict, stdout: Console, stderr: Console) -> int:
 
 def score_file(args, lexicon_words, table, stdout: Console) -> int:
     """One total per board, in order, batch by batch: memory stays flat whatever
-    the file's length, and what was printed stays printed on Ctrl-C. A bad line
+    the file's length, and what was printed stays printed on Ctrl-C (with
+    ``--json``, the document holds the totals scored before it). A bad line
     stops the run with its line number (exit 2) after the totals before it."""
     from heuristics import grid_kernel
 
@@ -141,7 +142,7 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
     from cpmodel.core.files import bounded_lines, open_text
 
     source = sys.stdin if args.score_file == "-" else open_text(args.score_file, "board file")
-    totals, count = [], 0
+    totals, count, stopped = [], 0, False
     try:
         for batch in _batches(bounded_lines(source, "board file")):
             scores = interrupts.wait_in_thread(lambda: scorer.scores(batch))  # the first loads numba's code
@@ -152,13 +153,20 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
                 with interrupts.deferred():
                     write_whole(stdout.file, "".join(f"{s}\n" for s in scores))
                     stdout.file.flush()
+    except KeyboardInterrupt:
+        if not args.json:
+            raise  # the printed lines are the answer; the CLI says where it stopped
+        stopped = True  # the document keeps the totals scored so far
     finally:
         if source is not sys.stdin:
             source.close()
     if args.json:
+        from cpmodel.core.result import UNKNOWN
+
         write_json(stdout, {"puzzle": "grid", "score_kind": args.score, "boards": count, "totals": totals,
-                            "status": FOUND if count else NONE, "complete": True})
-    return 0
+                            "status": FOUND if count else UNKNOWN if stopped else NONE, "complete": not stopped,
+                            **({"stopped_by": "interrupt"} if stopped else {})})
+    return EXIT_INTERRUPTED if stopped else 0
 
 
 def _batches(lines):
