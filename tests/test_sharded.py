@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -391,3 +392,42 @@ def test_checkpointed_run_keeps_the_fixed_plan(tmp_path):
     again = json.loads(run_cli(*args, "--jobs", "1").stdout)
     assert first["shards"]["total"] == again["shards"]["total"] == again["shards"]["resumed"] == 256
     assert first["count"] == again["count"] == 16464
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of process ``pid`` so far (/proc, fields 14 and 15 of stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _busy(pids: list[int], seconds: float = 1.0) -> float:
+    """The CPU share the processes used together over ``seconds`` (1.0: one core flat out)."""
+    before = sum(_cpu_seconds(pid) for pid in pids)
+    time.sleep(seconds)
+    return (sum(_cpu_seconds(pid) for pid in pids) - before) / seconds
+
+
+def test_a_stopped_dask_run_stops_its_running_shards(dask_cluster):
+    """Ctrl-C or SIGTERM to a --scheduler run: Dask cannot interrupt a task, so a shard
+    already running went on for minutes on its worker after the client had left. The
+    run's stop is a Dask Event the shards poll: the workers go idle within seconds."""
+    address, workers = dask_cluster
+    run = subprocess.Popen(_cli("rect", "5x6", "--count", "--solver", "backtrack", "--top", "10000", "--shards", "2",
+                                "--scheduler", address, "--json"),
+                           cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while _busy([w.pid for w in workers], 0.5) < 1.5 and time.monotonic() < deadline:
+            pass  # until both shards run (each minutes long)
+        assert time.monotonic() < deadline, "the shards never started"
+        run.send_signal(signal.SIGTERM)
+        out, _ = run.communicate(timeout=30)
+    finally:
+        if run.poll() is None:
+            run.kill()
+            run.wait()
+    assert run.returncode == 143
+    doc = json.loads(out.splitlines()[-1])
+    assert doc["status"] in ("found", "unknown") and not doc["complete"]
+    time.sleep(2.0)  # a shard polls the stop every half second
+    assert _busy([w.pid for w in workers]) < 0.2, "a shard ran on after its run was stopped"

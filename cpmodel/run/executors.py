@@ -18,8 +18,10 @@ and resource tracker start with the stop signals blocked, so they live
 exactly as long as the main process (they leave when it does) and no
 stray signal kills the forkserver while its workers still need reaping. A
 worker whose main process has died (kill -9) exits by itself. On Dask,
-``stop()`` cancels the futures; a shard already running finishes on its
-worker and is dropped.
+``stop()`` sets the run's named Event on the scheduler, which every shard
+polls (cpmodel.run.flags.DaskStop), and cancels the futures not yet started:
+a shard already running stops within a second instead of running on to its
+end for nobody.
 
 Lost workers. A local worker that dies breaks the pool (the run fails
 loudly). Dask re-runs the tasks of a lost worker elsewhere, so the shard's
@@ -32,6 +34,7 @@ import multiprocessing
 import os
 import threading
 import time
+import uuid
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 
@@ -40,10 +43,16 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
 from cpmodel.core.result import UNKNOWN, SolveResult
 from cpmodel.run import interrupts
-from cpmodel.run.flags import EitherFlag, StopFlag
+from cpmodel.run.flags import DaskStop, EitherFlag, StopFlag
 
 CLOSE_GRACE = 1.0  # seconds stopped workers get to leave before they are killed
 _stop = None  # in a local worker: the pool's stop flag, or this worker's own
+_task = threading.local()  # on a Dask worker: the stop flag of the task this thread runs
+
+
+def current_stop():
+    """The stop flag a shard polls here: its Dask run's, or this local worker's (None: none)."""
+    return getattr(_task, "stop", None) or _stop
 
 
 def run_shard(job: Job) -> SolveResult:
@@ -51,8 +60,8 @@ def run_shard(job: Job) -> SolveResult:
     from cpmodel.run import engines
 
     control = Control(time_limit=job.time_limit)
-    if _stop is not None:
-        control.stop = _stop
+    if current_stop() is not None:
+        control.stop = current_stop()
     started = time.process_time()
     if control.stop.is_set():  # stopped before this shard began: nothing to search
         return SolveResult(job.engine, UNKNOWN, False, 0, stopped_by="interrupt")
@@ -100,7 +109,11 @@ class LocalPool:
         self.where = f"{jobs} local processes"
 
     def submit(self, job: Job) -> Future:
-        return self.executor.submit(run_shard, job)
+        return self.submit_call(run_shard, job)
+
+    def submit_call(self, function, argument) -> Future:
+        """``function(argument)`` on a worker; it finds the stop flag with :func:`current_stop`."""
+        return self.executor.submit(function, argument)
 
     def stop(self) -> None:
         """Ask every worker to stop; returns at once (see cpmodel.run.flags)."""
@@ -150,16 +163,38 @@ class DaskPool:
         self.workers = max(1, sum(self.client.nthreads().values()))
         self.executor = self.client.get_executor(pure=False)
         self.where = f"Dask at {address}, {self.workers} worker threads"
+        self.stop_name = f"cpmodel-stop-{uuid.uuid4().hex}"  # this run's Event (cpmodel.run.flags.DaskStop)
 
     def submit(self, job: Job) -> Future:
-        return self.executor.submit(run_shard, job)
+        return self.submit_call(run_shard, job)
+
+    def submit_call(self, function, argument) -> Future:
+        """``function(argument)`` on a worker, with this run's stop flag (see :func:`current_stop`)."""
+        return self.executor.submit(_with_dask_stop, function, argument, self.stop_name)
 
     def stop(self) -> None:
-        self.executor.shutdown(wait=False)  # cancels what has not finished
+        """Tell the running shards to stop (they poll the Event), and cancel the others."""
+        from distributed import Event
+
+        try:
+            Event(self.stop_name, client=self.client).set()
+        except Exception:  # noqa: BLE001 (the scheduler is gone: nothing of ours runs there)
+            pass
+        self.executor.shutdown(wait=False)  # cancels what has not started
 
     def close(self) -> None:
         self.executor.shutdown(wait=False)
         self.client.close()
+
+
+def _with_dask_stop(function, argument, stop_name: str):
+    """A Dask task: ``function(argument)`` with its run's stop flag for this thread
+    (a worker's threads run tasks of different runs side by side)."""
+    _task.stop = DaskStop(stop_name)
+    try:
+        return function(argument)
+    finally:
+        _task.stop = None
 
 
 def open_pool(jobs: int, scheduler: str | None):

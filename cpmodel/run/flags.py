@@ -12,6 +12,9 @@ waits for anybody.
 :class:`EitherFlag` is what a worker's search polls: the run's shared flag,
 or the worker's own, set when a signal reaches the worker itself
 (cpmodel.run.interrupts.stop_on_signals).
+
+:class:`DaskStop` is what a shard on a Dask worker polls: a named Event on
+the scheduler.
 """
 
 from __future__ import annotations
@@ -46,6 +49,42 @@ class EitherFlag:
 
     def set(self) -> None:
         self.flags[-1].set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return _poll(self.is_set, timeout)
+
+
+class DaskStop:
+    """A Dask run's stop flag, seen from a shard on a Dask worker: a named
+    ``distributed.Event`` on the scheduler, which the run's client sets.
+
+    Dask cannot interrupt a running task, so without it a shard went on to its
+    end after its run was stopped. The engines poll ``is_set`` in their inner
+    loops and each look at the Event is a round trip to the scheduler, so it is
+    looked at once every ``POLL`` seconds. A scheduler that cannot be reached
+    counts as a stop: the answer could not be delivered anyway."""
+
+    POLL = 0.5
+
+    def __init__(self, name: str):
+        from distributed import Event
+
+        self.event = Event(name)  # on a worker: through the worker's own client
+        self.stopped = False
+        self.looked_at = 0.0
+
+    def is_set(self) -> bool:
+        now = time.monotonic()
+        if not self.stopped and now - self.looked_at >= self.POLL:
+            self.looked_at = now
+            try:
+                self.stopped = self.event.is_set()
+            except Exception:  # noqa: BLE001 (any failure to reach the scheduler)
+                self.stopped = True
+        return self.stopped
+
+    def set(self) -> None:
+        self.stopped = True  # this shard only; the run's client sets the Event
 
     def wait(self, timeout: float | None = None) -> bool:
         return _poll(self.is_set, timeout)

@@ -76,7 +76,7 @@ def prove_shard(task: ProveTask) -> dict:
     started = time.process_time()
     breaker = _breaker(task)
     deadline = None if task.time_limit is None else time.monotonic() + task.time_limit
-    out = breaker.break_classes(task.codes, task.best, executors._stop, deadline)  # the pool's stop flag, if local
+    out = breaker.break_classes(task.codes, task.best, executors.current_stop(), deadline)  # the run's stop flag
     return {"shard": task.shard, "best": out.best, "board": out.board, "given": task.best,
             "classes": len(task.codes), "done": out.done, "complete": out.done == len(task.codes),
             "upper": out.upper, "nodes": out.nodes, "boards": out.boards,
@@ -287,7 +287,7 @@ def _drive(pool, stripes, merge: _Merge, checkpoint, progress, deadline, history
                 stopped_by = "time-limit"
                 break
             k = queue.pop()
-            in_flight[pool.executor.submit(prove_shard, make_task(k, merge.best, left))] = k
+            in_flight[pool.submit_call(prove_shard, make_task(k, merge.best, left))] = k
         if not in_flight:
             break
         finished, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
