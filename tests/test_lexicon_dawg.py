@@ -6,7 +6,7 @@ import itertools
 import random
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from cpmodel.core import lexicon as lex
@@ -31,12 +31,14 @@ _LINES = st.lists(st.one_of(st.from_regex(r"[a-z]{1,6}", fullmatch=True), st.sam
 
 
 @given(_LINES, st.sampled_from(["\n", "\r\n"]), st.booleans())
+@example(["a", "\r"], "\n", True)  # "a\n\r\n": the "\r" line is a CR LF ending, and the list is plain
 def test_plain_list_fast_path_equals_the_line_by_line_parse(lines, newline, trailing):
     """plain_words takes a list only when the per-line parse would keep every line as
     it is, and then gives the same words in the same order."""
     text = newline.join(lines) + (newline if trailing else "")
     plain = lex.plain_words(text)
     words, skipped = lex.parse_words(text.splitlines())
+    lines = text.splitlines()  # the file's own lines: a "\r" line before "\n" is only a CR LF ending
     while lines and not lines[-1]:
         lines = lines[:-1]  # blank lines at the end are only the end of the file
     if lines and all(lex._WORD.fullmatch(line) for line in lines):
