@@ -60,8 +60,9 @@ def run_shard(job: Job) -> SolveResult:
     from cpmodel.run import engines
 
     control = Control(time_limit=job.time_limit)
-    if current_stop() is not None:
-        control.stop = current_stop()
+    stop = current_stop()
+    if stop is not None:
+        control.stop = stop
     started = time.process_time()
     if control.stop.is_set():  # stopped before this shard began: nothing to search
         return SolveResult(job.engine, UNKNOWN, False, 0, stopped_by="interrupt")
