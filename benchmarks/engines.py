@@ -37,7 +37,8 @@ import statistics
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from rich.console import Console
@@ -114,7 +115,7 @@ def run_engines(cases: list[Case], limits: dict[str, float], progress) -> list[d
         for engine in case.engines:
             progress(f"{case.name} · {engine}")
             job = Job(case.puzzle, case.spec, engine, MODES[case.mode])
-            rows.append(measure(case.name, engine, lambda: engines.run(job, Control(time_limit=limits[engine]))))
+            rows.append(measure(case.name, engine, partial(engines.run, job, Control(time_limit=limits[engine]))))
     return rows
 
 
@@ -202,17 +203,17 @@ def studies(lexicon, quick: bool, cpsat_limit: float, limit: float, progress) ->
         label = f"first {m}x{n}{f' --top {top}' if top else ''}"
         for order in ("rank", "letters"):
             progress(f"{label} · cp {order} order")
-            rows.append(measure(label, f"cp, {order} order", lambda: cp_first(spec, order, limit)))
+            rows.append(measure(label, f"cp, {order} order", partial(cp_first, spec, order, limit)))
         for order in ("letters", "rank"):
             progress(f"{label} · CP-SAT {order} order")
-            rows.append(measure(label, f"cpsat, {order} order", lambda: cpsat_first(spec, order, cpsat_limit)))
+            rows.append(measure(label, f"cpsat, {order} order", partial(cpsat_first, spec, order, cpsat_limit)))
     for m, n, top in [(4, 4, 2000), (5, 6, 3000)] + ([] if quick else [(5, 6, None)]):
         spec = rectangle_spec(m, n, lexicon, top=top)
         label = f"best {m}x{n}{f' --top {top}' if top else ''}"
         progress(f"{label} · cp direct objective")
-        rows.append(measure(label, "cp, direct objective", lambda: cp_best_direct(spec, cpsat_limit)))
+        rows.append(measure(label, "cp, direct objective", partial(cp_best_direct, spec, cpsat_limit)))
         progress(f"{label} · cp restarts")
-        rows.append(measure(label, "cp, restarts (engine)", lambda: engines.run(Job("rect", spec, "cp", BEST),
+        rows.append(measure(label, "cp, restarts (engine)", partial(engines.run, Job("rect", spec, "cp", BEST),
                                                                                Control(time_limit=limit))))
     return rows
 

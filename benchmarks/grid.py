@@ -44,7 +44,6 @@ from rich.table import Table
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from cpmodel.core.boards import parse_grid  # noqa: E402
 from cpmodel.core.lexicon import load_file  # noqa: E402
 from cpmodel.core.scoring import score_table  # noqa: E402
 from heuristics import grid, grid_kernel  # noqa: E402

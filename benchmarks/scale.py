@@ -117,7 +117,7 @@ def jobs_speedup(top: int, repeats: int) -> dict:
             runs[jobs].append(cli(*base, "--jobs", jobs))
     capacity_after = parallel_capacity()
     one, two = runs["1"], runs["2"]
-    ratios = [a["wall_s"] / b["wall_s"] for a, b in zip(one, two)]
+    ratios = [a["wall_s"] / b["wall_s"] for a, b in zip(one, two, strict=True)]
     doc = {"command": " ".join(base), "runs": runs, "speedup_median": round(statistics.median(ratios), 2),
            "speedups": [round(r, 2) for r in ratios], "same_count": len({r["count"] for r in one + two}) == 1,
            "count": one[0]["count"], "capacity_before": capacity_before, "capacity_after": capacity_after}
@@ -275,7 +275,7 @@ def report(doc: dict) -> None:
     table = Table(title=f"--jobs 2 vs --jobs 1 · {speed['command']}")
     for column in ("run", "jobs 1 wall s", "jobs 2 wall s", "ratio", "count", "shards CPU s", "load 1m"):
         table.add_column(column, justify="right")
-    for k, (a, b) in enumerate(zip(speed["runs"]["1"], speed["runs"]["2"])):
+    for k, (a, b) in enumerate(zip(speed["runs"]["1"], speed["runs"]["2"], strict=True)):
         table.add_row(str(k + 1), f"{a['wall_s']:.1f}", f"{b['wall_s']:.1f}", f"{a['wall_s'] / b['wall_s']:.2f}×",
                       f"{b['count']:,}", f"{b['shard_cpu_s']}", f"{a['loadavg_1m']}/{b['loadavg_1m']}")
     table.caption = (f"median speedup {speed['speedup_median']}× (target ≥ 1.7×); shards' CPU / one-process CPU "

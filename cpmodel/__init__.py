@@ -130,7 +130,7 @@ def _default_lexicon():
 # -- checks: the CLI's own (cpmodel.core.checks, cpmodel.core.specs), each error an InputError ----------
 
 # The engine options each puzzle reads (Job.options), with their allowed values (None: checked apart).
-_OPTIONS = {
+_OPTIONS: dict[str, dict[str, tuple[str, ...] | None]] = {
     "rect": {"encoding": ("table", "onehot", "automaton"), "orientation": ("auto", "rows", "cols"),
              "order": ("letters", "rank"), "params": None, "log": None},
     "wordscapes": {"params": None, "log": None},
@@ -260,10 +260,10 @@ def solve_rect(size: str, lexicon=None, *, engine: str = "cpsat", limit: int | N
     words = _lexicon(lexicon)
     top = _top(top)
     distinct, symmetric = checks.named("distinct", checks.flag, distinct), checks.named("symmetric", checks.flag, symmetric)
-    pattern = None if pattern is None else parse_pattern(_text("pattern", pattern), m, n)
+    fixed = None if pattern is None else parse_pattern(_text("pattern", pattern), m, n)
     request, time_limit = _request(limit, count, best), _seconds(time_limit)
     job = Job("rect", None, _engine("rect", engine), request, time_limit, _options("rect", options))
-    spec = rectangle_spec(m, n, words, top=top, pattern=pattern, distinct=distinct, symmetric=symmetric)
+    spec = rectangle_spec(m, n, words, top=top, pattern=fixed, distinct=distinct, symmetric=symmetric)
     return run(replace_spec(job, spec))
 
 
@@ -278,12 +278,12 @@ def solve_wordscapes(board: str, letters: str, lexicon=None, *, engine: str = "c
     from cpmodel.core.jobs import Job
     from cpmodel.core.specs import wordscapes_spec
 
-    board, letters = parse_crossword(_text("board", board)), _text("letters", letters)
+    crossword, letters = parse_crossword(_text("board", board)), _text("letters", letters)
     min_len = checks.named("min_len", checks.whole, min_len, 1)
     words = _lexicon(lexicon, top)
     request, time_limit = _request(limit, count, best), _seconds(time_limit)
     job = Job("wordscapes", None, _engine("wordscapes", engine), request, time_limit, _options("wordscapes", options))
-    return run(replace_spec(job, wordscapes_spec(board, letters, words, min_len)))
+    return run(replace_spec(job, wordscapes_spec(crossword, letters, words, min_len)))
 
 
 def solve_banana(hand: str, lexicon=None, *, engine: str = "backtrack", time_limit: float | None = 60.0,

@@ -105,7 +105,7 @@ class WordTable:
         self.words, self.counts, self.lengths, self.word_set = words, counts, lengths, word_set
 
     @classmethod
-    def of_lexicon(cls, words_in_rank_order, top: int | None = None) -> "WordTable":
+    def of_lexicon(cls, words_in_rank_order, top: int | None = None) -> WordTable:
         """``top``: keep only the ``top`` most common words of each length (as ``--top``)."""
         ranked = [w for w in words_in_rank_order if len(w) >= 2]
         if top is not None:
@@ -125,7 +125,7 @@ class WordTable:
         deficit = np.maximum(self.counts[start:] - count_vector(hand), 0).sum(axis=1)
         return np.flatnonzero(deficit <= spare) + start
 
-    def restrict(self, hand: str) -> "WordTable":
+    def restrict(self, hand: str) -> WordTable:
         keep = self.fitting(Counter(hand))
         return WordTable([self.words[i] for i in keep.tolist()], self.counts[keep], self.lengths[keep], self.word_set)
 
@@ -284,7 +284,7 @@ class LayoutSearch:
             return None  # the word's ends already leave the box
         if (r0 - dr, c0 - dc) in board or (r0 + len(word) * dr, c0 + len(word) * dc) in board:
             return None  # the run would be longer than the word
-        new, need = [], Counter()
+        new, need = [], Counter[str]()
         for k, letter in enumerate(word):
             cell = (r0 + k * dr, c0 + k * dc)
             placed = board.get(cell)
@@ -376,7 +376,10 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
     to at most box[0] rows and box[1] columns."""
     control = control or Control()
     started = time.perf_counter()
-    total, profile, budget, search, outcome = 0, [], FIRST_BUDGET, None, "limit"
+    total, budget = 0, FIRST_BUDGET
+    profile: list[int] = []
+    search: LayoutSearch | None = None
+    outcome: str | None = "limit"
     while outcome == "limit" and (max_nodes is None or total < max_nodes):
         for order in (LONGEST, HARDEST):
             allowed = budget if max_nodes is None else min(budget, max_nodes - total)
@@ -389,6 +392,7 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
         budget *= 4
     layouts = []
     if outcome == "found":
+        assert search is not None  # only a search finds a layout
         check_banana(search.board, spec.hand, search.word_set)
         layouts = [tuple(_rows(search.board))]
     # ran dry (None) or spent max_nodes ("limit"): either way the heuristic gave up
@@ -401,7 +405,8 @@ def solve(spec: BananaSpec, mode: str = "free", control: Control | None = None, 
         solutions=layouts,
         seconds=time.perf_counter() - started,
         stopped_by=stopped_by,
-        stats={"nodes": total, "profile": profile, "mode": mode, "order": search.order,
+        stats={"nodes": total, "profile": profile, "mode": mode,
+               "order": search.order if search is not None else None,  # None: max_nodes=0 ran no search
                "ran_dry": outcome is None},
     )
 

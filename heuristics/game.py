@@ -22,7 +22,6 @@ rack, so a step that broke a rule would stop the game with an AssertionError.
 from __future__ import annotations
 
 import random
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -94,7 +93,7 @@ def hardness(table: WordTable) -> dict[str, int]:
     """Letter → how many 2- to 4-letter words hold it (fewer = harder to place)."""
     short = (table.lengths >= 2) & (table.lengths <= 4)
     holding = (table.counts[short] > 0).sum(axis=0)
-    return {letter: int(n) for letter, n in zip(ALPHABET, np.asarray(holding).tolist())}
+    return {letter: int(n) for letter, n in zip(ALPHABET, np.asarray(holding).tolist(), strict=True)}
 
 
 def play(table: WordTable, seed: int, players: int = 1, control: Control | None = None,

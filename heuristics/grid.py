@@ -72,7 +72,7 @@ class SortedWords:
     words: tuple[str, ...]
 
     @classmethod
-    def of(cls, words) -> "SortedWords":
+    def of(cls, words) -> SortedWords:
         return cls(tuple(sorted(words)))  # a Lexicon holds each word once
 
     def run_of(self, prefix: str, lo: int, hi: int) -> tuple[int, int]:
@@ -123,9 +123,10 @@ def boggle_total(letters: list[str], adjacent, trie: dict, points: list[int]) ->
     def extend(node: dict, cell: int, used: int, length: int) -> None:
         nonlocal total
         for letter in letters[cell]:
-            node = node.get(letter)
-            if node is None:
+            child = node.get(letter)
+            if child is None:
                 return
+            node = child
         length += len(letters[cell])
         word = node.get(_END)
         if word is not None and word not in seen:

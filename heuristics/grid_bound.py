@@ -83,13 +83,13 @@ class Tables:
 def breadth_first(children: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The trie renumbered level by level: the short prefixes every walk visits sit together
     in memory (about 1.3x faster walks than insertion order)."""
-    order = [np.zeros(1, dtype=np.int64)]
-    frontier = order[0]
+    levels = [np.zeros(1, dtype=np.int64)]
+    frontier = levels[0]
     while frontier.size:
         kids = children[frontier].ravel()
         frontier = kids[kids >= 0].astype(np.int64)
-        order.append(frontier)
-    order = np.concatenate(order)
+        levels.append(frontier)
+    order = np.concatenate(levels)
     index = np.empty(len(order), dtype=np.int32)
     index[order] = np.arange(len(order), dtype=np.int32)
     moved = children[order]

@@ -186,7 +186,7 @@ class Scorer:
         nodes, scores, paths, lengths = _find_words(
             self.trie.children, self.trie.word_of, codes, *_args(geo), self.stamp_of, self.best, self.stamp)
         return [(self.trie.words[self.trie.word_of[n]], int(s), [int(c) for c in p[:k]])
-                for n, s, p, k in zip(nodes, scores, paths, lengths)]
+                for n, s, p, k in zip(nodes, scores, paths, lengths, strict=True)]
 
     def _renew(self, boards: int) -> None:
         """Stamps are int32: start again from 0 before they could overflow."""
@@ -195,7 +195,8 @@ class Scorer:
             self.stamp[0] = 0
 
 
-def _args(geo: Geometry) -> tuple:
+def _args(geo: Geometry) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                  np.ndarray, int, int]:
     return (geo.nbr, geo.nbr_count, geo.tile_letters, geo.tile_len, geo.tile_value, geo.letter_mult,
             geo.word_mult, geo.points, geo.min_len, geo.max_len)
 
@@ -474,7 +475,7 @@ class FileScorer:
         self._general: Scorer | None = None
 
     def scores(self, boards: list[GridBoard]) -> list[int]:
-        totals: list[int | None] = [None] * len(boards)
+        totals = [0] * len(boards)  # each board's total is set below
         by_shape: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
         for k, board in enumerate(boards):
             codes = encode(board) if board.rows * board.cols <= 63 else None
@@ -484,11 +485,11 @@ class FileScorer:
                 by_shape.setdefault((board.rows, board.cols), []).append((k, codes))
         for shape, items in by_shape.items():
             scores = self._batch(shape).scores(np.array([codes for _, codes in items]))
-            for (k, _), score in zip(items, scores):
+            for (k, _), score in zip(items, scores, strict=True):
                 totals[k] = int(score)
         return totals
 
-    def _batch(self, shape) -> BatchScorer:
+    def _batch(self, shape: tuple[int, int]) -> BatchScorer:
         if shape not in self.batch:
             if self._alphabet is None:
                 self._alphabet = build_alphabet_trie(self.words)

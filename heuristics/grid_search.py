@@ -43,7 +43,7 @@ ANNEAL_RUN = 10000  # boards per annealing run of the anneal engine (a run settl
 PATIENCE = 3  # rounds of the full pool without a better board before a restart
 CHUNK = 16  # pool boards expanded per compiled call, between two looks at the clock
 # English letter weights for random boards (the annealing's proposals and the climber's restarts)
-WEIGHTS = dict(zip("abcdefghijklmnopqrstuvwxyz", (8, 2, 3, 4, 12, 2, 2, 6, 7, 1, 1, 4, 2, 7, 8, 2, 1, 6, 6, 9, 3, 1, 2, 1, 2, 1)))
+WEIGHTS = dict(zip("abcdefghijklmnopqrstuvwxyz", (8, 2, 3, 4, 12, 2, 2, 6, 7, 1, 1, 4, 2, 7, 8, 2, 1, 6, 6, 9, 3, 1, 2, 1, 2, 1), strict=True))
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,9 @@ def rows_codes(rows: tuple[str, ...]) -> np.ndarray:
     """The inverse of :func:`board_rows`."""
     from cpmodel.core.boards import parse_grid
 
-    return K.encode(parse_grid("/".join(rows) + ("/" if len(rows) == 1 else "")))
+    codes = K.encode(parse_grid("/".join(rows) + ("/" if len(rows) == 1 else "")))
+    assert codes is not None  # board_rows writes only tiles of K.ALPHABET
+    return codes
 
 
 def objective(spec: BestBoardSpec, rows: tuple[str, ...]) -> tuple[int, int]:

@@ -91,7 +91,7 @@ class Tables:
     step_memo: list[dict[str, list[int]]]  # (j, π) → [allowed(j, πc) for c in a..z]
 
     @classmethod
-    def build(cls, fill_words, cross_words, width: int, first_cross=None) -> "Tables":
+    def build(cls, fill_words, cross_words, width: int, first_cross=None) -> Tables:
         positions: list[dict[str, list[int]]] = [{} for _ in range(width)]
         for index, word in enumerate(fill_words):
             for j, letter in enumerate(word):
@@ -100,7 +100,7 @@ class Tables:
         next_letters = _trie(cross_words)
         first_next = None if first_cross is None else _trie(set(first_cross) & set(cross_words))
         codes = [tuple(ord(c) - 97 for c in w) for w in fill_words]
-        empty = [{} for _ in range(width)]
+        empty: list[dict[str, int]] = [{} for _ in range(width)]
         return cls(tuple(fill_words), codes, letter_bits, next_letters, first_next, empty, [{} for _ in range(width)])
 
     def allowed(self, j: int, prefix: str) -> int:
@@ -313,7 +313,7 @@ class RectangleSearch:
         so that the branch and bound starts from a bound near the optimum."""
         largest = max(len(self.spec.row_words), len(self.spec.col_words))
         rank = PROBE_START - 1
-        while rank < largest - 1 and (self._to_beat() is None or rank < self._to_beat()[0]):
+        while rank < largest - 1 and ((to_beat := self._to_beat()) is None or rank < to_beat[0]):
             self._cut_tables(rank)
             self.probing = True
             try:
@@ -340,6 +340,7 @@ class RectangleSearch:
         unbiased estimate of the nodes this search visits (its profile
         total), and the full product one of its leaves (the solutions, before
         --distinct's final check). Returns (nodes, leaves)."""
+        chosen: tuple[str, ...]
         prefixes, chosen, members = [""] * self.spec.n, (), root_members
         weight, nodes = 1.0, 0.0
         for level in range(self.levels):
@@ -355,7 +356,7 @@ class RectangleSearch:
             child = self.chain(steps, self.tables.codes[index]) & self.level_masks[level + 1]
             chosen += (word,)
             child = self._side_filter(level + 1, chosen, child)
-            prefixes = [p + c for p, c in zip(prefixes, word)]
+            prefixes = [p + c for p, c in zip(prefixes, word, strict=True)]
             members = _members(child)
         return nodes, weight
 
@@ -401,7 +402,7 @@ class RectangleSearch:
                 profile[level + 1] += child.bit_count()
                 self._add_count(child.bit_count())
             elif child:
-                self._descend(level + 1, [p + c for p, c in zip(prefixes, word)], chosen + (word,), child)
+                self._descend(level + 1, [p + c for p, c in zip(prefixes, word, strict=True)], chosen + (word,), child)
 
     def _leaves(self, chosen: tuple[str, ...], candidates: int) -> None:
         """Every candidate on the last line completes a rectangle."""
@@ -448,7 +449,7 @@ class RectangleSearch:
     # -- leaves ----------------------------------------------------------------
 
     def _leaf(self, lines: tuple[str, ...]) -> None:
-        rows = tuple("".join(col) for col in zip(*lines)) if self.transpose else lines
+        rows = tuple("".join(col) for col in zip(*lines, strict=True)) if self.transpose else lines
         if self.user_spec.distinct and not _all_distinct(rows):
             return
         if self.request.best:
@@ -482,7 +483,7 @@ class RectangleSearch:
 
 
 def _all_distinct(rows: tuple[str, ...]) -> bool:
-    columns = ["".join(col) for col in zip(*rows)]
+    columns = ["".join(col) for col in zip(*rows, strict=True)]
     words = list(rows) + columns
     return len(set(words)) == len(words)
 

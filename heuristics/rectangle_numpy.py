@@ -80,7 +80,7 @@ class BatchTables:
     index_of: dict[str, int]  # fill word → internal index
 
     @classmethod
-    def build(cls, fill_words, cross_words, width: int, first_cross=None) -> "BatchTables":
+    def build(cls, fill_words, cross_words, width: int, first_cross=None) -> BatchTables:
         size = len(fill_words)
         order = sorted(range(size), key=fill_words.__getitem__)
         codes = letter_codes([fill_words[r] for r in order], width)
@@ -272,7 +272,7 @@ class BatchSearch:
         padded = np.zeros(tables.buckets * tables.limbs * 64, dtype=bool)
         padded[: len(keep)] = keep
         bits = np.packbits(padded, bitorder="little").view(np.uint64).reshape(tables.buckets, tables.limbs)
-        present = bits.any(axis=1)
+        present = np.asarray(bits.any(axis=1))  # an array (numpy's types also allow a scalar)
         summary = np.packbits(np.pad(present, (0, -len(present) % 64)), bitorder="little").view(np.uint64)
         return bits, summary
 
@@ -343,6 +343,7 @@ class BatchSearch:
         for j in range(self.width):
             part = np.take(tables.allowed[j], sig[j]).view(np.uint64).reshape(len(node), tables.limbs)
             bits = part if bits is None else np.bitwise_and(bits, part, out=bits)
+        assert bits is not None  # width >= 1: the loop ran
         mask = self.level_masks[level]
         if mask is not None and len(node):
             bits &= mask[0][bucket]

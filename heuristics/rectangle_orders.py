@@ -250,7 +250,7 @@ class OrderSearch:
             for index in _members(bits):
                 undo = self._place(s, words[index])
                 rows = tuple(self.patterns[: self.K])
-                self.solutions.append(tuple("".join(col) for col in zip(*rows)) if self.transpose else rows)
+                self.solutions.append(tuple("".join(col) for col in zip(*rows, strict=True)) if self.transpose else rows)
                 self._restore(undo)
 
 

@@ -247,6 +247,6 @@ def _fill_blanks(order: tuple[str, ...]):
         return
     for letters in itertools.product("abcdefghijklmnopqrstuvwxyz", repeat=len(slots)):
         chars = list(order)
-        for i, c in zip(slots, letters):
+        for i, c in zip(slots, letters, strict=True):
             chars[i] = c
         yield "".join(chars)

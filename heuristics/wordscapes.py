@@ -34,14 +34,16 @@ class SlotFiller:
         given = spec.board.cells
         self.free_lone = [cell for cell in spec.lone_cells if not given[cell]]
         self.lone_fit = all(given[cell] in spec.wheel for cell in spec.lone_cells if given[cell])
-        self.rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+        # ranks may be () (a hand-built spec): only --best reads them
+        self.rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks, strict=False)
+                        for w, r in zip(words, ranks, strict=True)}
         self.placed_ranks: list[int] = []  # ranks of the words placed so far (for --best)
         self.best: tuple[int, int] | None = None
         self.threshold = request.bound if request.best else None  # beat this (another shard's best)
 
     def fits(self, slot, word: str) -> bool:
         letters = self.letters
-        return all(letters.get(cell, ch) == ch for cell, ch in zip(slot, word))
+        return all(letters.get(cell, ch) == ch for cell, ch in zip(slot, word, strict=True))
 
     def run(self) -> str | None:
         if not self.lone_fit:
@@ -70,7 +72,7 @@ class SlotFiller:
         slot = self.spec.slots[slot_index]
         for word in options[slot_index]:
             placed = [cell for cell in slot if cell not in self.letters]
-            for cell, ch in zip(slot, word):
+            for cell, ch in zip(slot, word, strict=True):
                 self.letters.setdefault(cell, ch)
             self.used.add(word)
             self.placed_ranks.append(self.rank_of.get(word, 0))
@@ -83,6 +85,7 @@ class SlotFiller:
     def _may_improve(self, ranks: list[int]) -> bool:
         """Could a fill with these words (and more) beat the best? Ranks only grow."""
         to_beat = self.best or self.threshold
+        assert to_beat is not None  # the callers check that there is one
         largest, total = max(ranks, default=0), sum(ranks)
         return largest < to_beat[0] or (largest == to_beat[0] and total < to_beat[1])
 
@@ -93,7 +96,7 @@ class SlotFiller:
             return
         lone = self.free_lone
         for choice in _assignments(len(lone), sorted(set(self.spec.wheel))):
-            letters = {**self.letters, **dict(zip(lone, choice))}
+            letters = {**self.letters, **dict(zip(lone, choice, strict=True))}
             rows = self.spec.render(letters)
             check_wordscapes(self.spec, rows)
             if self.sink.record(rows):

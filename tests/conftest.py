@@ -5,8 +5,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import shutil
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -34,7 +37,8 @@ def brute_force_rectangles(spec: RectangleSpec) -> set[tuple[str, ...]]:
         columns = ["".join(r[j] for r in rows) for j in range(spec.n)]
         if not all(c in col_set for c in columns):
             continue
-        if spec.pattern and any(p != "." and p != g for pr, r in zip(spec.pattern, rows) for p, g in zip(pr, r)):
+        if spec.pattern and any(p != "." and p != g for pr, r in zip(spec.pattern, rows, strict=True)
+                                for p, g in zip(pr, r, strict=True)):
             continue
         words = list(rows) + columns
         if spec.distinct and len(set(words)) != len(words):
@@ -56,11 +60,12 @@ def brute_force_wordscapes(spec) -> set[tuple[str, ...]]:
         if len(set(choice)) != len(choice):
             continue
         letters = {}
-        if not all(letters.setdefault(cell, ch) == ch for slot, word in zip(spec.slots, choice) for cell, ch in zip(slot, word)):
+        if not all(letters.setdefault(cell, ch) == ch for slot, word in zip(spec.slots, choice, strict=True)
+                   for cell, ch in zip(slot, word, strict=True)):
             continue
         for lone in itertools.product(*lone_choices):
             if all(ch in spec.wheel for ch in lone):
-                fills.add(spec.render({**letters, **dict(zip(spec.lone_cells, lone))}))
+                fills.add(spec.render({**letters, **dict(zip(spec.lone_cells, lone, strict=True))}))
     return fills
 
 
@@ -90,10 +95,15 @@ def brute_force_bananagrams(hand: str, words) -> set[tuple[str, ...]]:
     for shape in polyominoes(len(hand)):
         cells = sorted(shape)
         for letters in set(itertools.permutations(hand)):
-            placed = dict(zip(cells, letters))
+            placed = dict(zip(cells, letters, strict=True))
             if all(word in word_set for word, _, _ in maximal_runs(placed)):
                 layouts.add(tuple(layout_rows(placed)))
     return layouts
+
+
+def subprocess_env() -> dict:
+    """The environment of a child that imports cpmodel from this checkout."""
+    return dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
 
 
 def run_cli(*args: str, timeout: float = 120, env_extra: dict | None = None) -> subprocess.CompletedProcess:
@@ -118,6 +128,45 @@ def word_file(tmp_path):
         return str(path)
 
     return write
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def dask_cluster():
+    """A real Dask scheduler and two one-thread workers on loopback; none outlives the test."""
+    pytest.importorskip("distributed")
+    dask = shutil.which("dask") or pytest.skip("the dask command is missing")
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
+                              env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+    try:
+        time.sleep(2)
+        workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-nanny",
+                                     "--dashboard-address", ":0"], cwd=ROOT, env=subprocess_env(),
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+        procs += workers
+        from distributed import Client
+
+        with Client(address, timeout=30) as client:
+            client.wait_for_workers(2, timeout=60)
+        yield address, workers
+    finally:
+        for proc in reversed(procs):
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=5)  # Dask ends in well under a second; rarely one hangs, and is killed
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        assert all(proc.poll() is not None for proc in procs)  # no scheduler or worker outlives the test
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-
-from conftest import run_cli
-from cpmodel.core.boards import parse_layout
 from collections import Counter
 
+from conftest import run_cli
+
+from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
 from cpmodel.core.validate import banana_problems
 from cpmodel.show.svg import layout_svg

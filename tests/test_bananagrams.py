@@ -6,8 +6,8 @@ import json
 from collections import Counter
 
 import pytest
-
 from conftest import run_cli
+
 from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
 from cpmodel.core.lexicon import Lexicon

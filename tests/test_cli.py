@@ -9,7 +9,6 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, TINY_WORDS, run_cli, run_json
 
 KEYS = {"status", "count", "complete", "solutions", "seconds"}

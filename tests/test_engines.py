@@ -5,8 +5,8 @@ from __future__ import annotations
 import pickle
 
 import pytest
-
 from conftest import brute_force_rectangles
+
 from cpmodel.core.control import Request
 from cpmodel.core.jobs import Job
 from cpmodel.core.specs import rectangle_spec

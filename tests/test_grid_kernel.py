@@ -73,7 +73,7 @@ def test_general_kernel_equals_reference_with_multipliers_and_long_tiles(tries, 
     table = score_table(kind)
     scorer = K.Scorer(kernel_trie)
     rng = random.Random(11)
-    for n in range(300):
+    for _ in range(300):
         rows, cols = rng.choice([(3, 3), (4, 4), (5, 5), (2, 4)])
         tiles = []
         for _ in range(rows * cols):
@@ -114,7 +114,7 @@ def test_every_2x2_board_over_a_tiny_alphabet_against_brute_force():
     batch = K.BatchScorer(alphabet, 2, 2, table)
     boards = [GridBoard(2, 2, tuple(Tile(t) for t in combo)) for combo in itertools.product(["a", "e", "t", "qu"], repeat=4)]
     totals = batch.scores(np.array([K.encode(b) for b in boards]))
-    for board, total in zip(boards, totals):
+    for board, total in zip(boards, totals, strict=True):
         expected = all_path_words(board, word_set)
         geo = K.board_geometry(board, table)
         assert {w for w, _, _ in scorer.find(board, geo)} == expected

@@ -24,7 +24,6 @@ from heuristics.grid_breaker import (
 )
 from tests.conftest import ROOT, run_cli
 from tests.test_hardening import _restore_signal_handlers  # noqa: F401  (autouse: cli.main in-process takes signals)
-from tests.test_sharded import dask_cluster  # noqa: F401  (the fixture: a scheduler and two workers)
 
 BOGGLE = score_table("boggle")
 # A small lexicon over few letters (so that 2x2 brute force over those letters is exhaustive), with Qu words.

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import TINY_WORDS, run_cli
+
 from cpmodel.commands.cli import build_parser
 from cpmodel.core.errors import InputError
 

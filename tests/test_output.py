@@ -140,10 +140,9 @@ def test_a_cross_check_draws_a_bounded_number_and_compares_the_sets():
 
 def test_a_signal_with_many_found_keeps_the_pictures_bounded():
     """SIGTERM after the first solutions: exit 143 soon, and the summary says how many of those found were shown."""
-    import signal
-
     import fcntl
     import pty
+    import signal
     import struct
     import termios
 

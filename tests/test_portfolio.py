@@ -5,7 +5,6 @@ a heuristic's unknown is never none, no child outlives the command, and the
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys

@@ -14,10 +14,10 @@ import itertools
 import math
 from collections import Counter
 
+from conftest import brute_force_bananagrams, brute_force_rectangles, brute_force_wordscapes
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
-from conftest import brute_force_bananagrams, brute_force_rectangles, brute_force_wordscapes
 from cpmodel.commands.cli import build_parser
 from cpmodel.core.boards import parse_crossword, parse_layout
 from cpmodel.core.control import Control, Request

@@ -103,7 +103,7 @@ def test_the_python_api_example_prints_what_its_comments_say():
     output = printed.getvalue().splitlines()
     prints = [line for line in block.splitlines() if line.startswith("print(")]
     assert len(output) == len(prints)  # each print is one line
-    for source, line in zip(prints, output):
+    for source, line in zip(prints, output, strict=True):
         expected = source.split("  # ", 1)[1] if "  # " in source else ""
         if expected[:1].isdigit() or expected.startswith(("found", "[", "('")):  # a literal output, not prose
             assert line == expected.split(":")[0], (expected, line)

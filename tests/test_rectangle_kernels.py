@@ -13,16 +13,16 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from conftest import brute_force_rectangles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_properties import words_over
 
 import heuristics.rectangle_numpy as kernel
-from conftest import brute_force_rectangles
 from cpmodel.core.control import Control, Request
 from cpmodel.core.lexicon import Lexicon, load_default
 from cpmodel.core.specs import rectangle_spec
 from heuristics import rectangle as backtrack
-from test_properties import words_over
 
 ALL, COUNT = Request(limit=None), Request(limit=None, count_only=True)
 MODES = [ALL, COUNT, Request(limit=1), Request(limit=3)]
@@ -109,7 +109,7 @@ def test_set_bits_lists_every_bit_in_order():
         expected = [(r, i) for r in range(9) for i in range(5 * 64) if int(bits[r, i // 64]) >> (i % 64) & 1]
         for set_bits in (kernel.set_bits, kernel.set_bits_dense):
             rows, index = set_bits(bits)
-            assert list(zip(rows.tolist(), index.tolist())) == expected
+            assert list(zip(rows.tolist(), index.tolist(), strict=True)) == expected
 
 
 def test_popcount_without_numpy_2_agrees(default_lexicon, monkeypatch):

@@ -8,8 +8,8 @@ order without lookahead is Algorithm B itself, node for node.
 from __future__ import annotations
 
 import pytest
-
 from conftest import brute_force_rectangles
+
 from cpmodel.core.control import Request
 from cpmodel.core.lexicon import load_default
 from cpmodel.core.specs import rectangle_spec

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import brute_force_rectangles
+
 from cpmodel.core.control import Control, Request
 from cpmodel.core.lexicon import Lexicon, load_default
 from cpmodel.core.specs import rectangle_spec

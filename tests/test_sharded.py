@@ -4,20 +4,16 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
-import socket
 import subprocess
 import sys
 import threading
 import time
+from concurrent.futures import Future
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-
-from concurrent.futures import Future
-
 from rich.console import Console
 
 from cpmodel.core.boards import parse_crossword
@@ -32,6 +28,7 @@ from cpmodel.run.sharded import Progress, _drive
 from cpmodel.run.shards import Merger, split, with_bound, worth_sharding
 from cpmodel.show.output import Output
 from tests.conftest import ROOT, run_cli
+from tests.conftest import subprocess_env as _env
 
 RECT_ENGINES = ("backtrack", "cp", "cpsat")
 
@@ -253,10 +250,6 @@ def _cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "cpmodel", *args]
 
 
-def _env() -> dict:
-    return dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
-
-
 def test_resume_after_kill_9_gives_the_identical_set(tmp_path):
     path = tmp_path / "ck.jsonl"
     args = ("rect", "4x4", "--top", "500", "--all", "--jsonl", "--jobs", "2", "--solver", "cpsat", "--checkpoint", str(path))
@@ -278,44 +271,6 @@ def test_resume_after_kill_9_gives_the_identical_set(tmp_path):
 
 
 # -- Dask: a real scheduler and two workers on localhost -------------------------------
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def dask_cluster():
-    pytest.importorskip("distributed")
-    dask = shutil.which("dask") or pytest.skip("the dask command is missing")
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
-                              env=_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
-    try:
-        time.sleep(2)
-        workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-nanny",
-                                     "--dashboard-address", ":0"], cwd=ROOT, env=_env(),
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
-        procs += workers
-        from distributed import Client
-
-        with Client(address, timeout=30) as client:
-            client.wait_for_workers(2, timeout=60)
-        yield address, workers
-    finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)  # Dask ends in well under a second; rarely one hangs, and is killed
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        assert all(proc.poll() is not None for proc in procs)  # no scheduler or worker outlives the test
 
 
 def _local_4x4() -> set:

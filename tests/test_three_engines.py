@@ -10,8 +10,8 @@ import sys
 import time
 
 import pytest
-
 from conftest import ROOT, brute_force_rectangles, brute_force_wordscapes, run_cli
+
 from cpmodel.core.boards import parse_crossword
 from cpmodel.core.control import Control, Request
 from cpmodel.core.jobs import Job

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import itertools
-import json
 import re
 import subprocess
 import sys
 from collections import Counter
 
 import pytest
-
 from conftest import ROOT, TINY_WORDS, run_cli, run_json
+
 from cpmodel.core.lexicon import Lexicon, load_default, load_file
 
 

@@ -14,9 +14,7 @@ import os
 import shutil
 import signal
 import tempfile
-import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -495,6 +493,12 @@ def test_a_solo_bananagrams_game_played_to_the_end_by_clicking(browser, server, 
     assert len(board_cells(browser)) == 25
 
 
+def _new_error(driver, old: str) -> str | bool:
+    """The page's error message once it is no longer ``old``, else False (keep waiting)."""
+    text = driver.find_element("css selector", "#message.error").text
+    return text if text and text != old else False
+
+
 def test_bananagrams_by_keyboard_and_check_marks_the_broken_rule(browser, server):
     from selenium.webdriver.common.keys import Keys
 
@@ -513,9 +517,10 @@ def test_bananagrams_by_keyboard_and_check_marks_the_broken_rule(browser, server
     assert any(p.startswith("rule 2: 2 islands") for p in problems)
     marked = browser.execute_script("return document.querySelectorAll('#tiles .cell.tile.bad').length")
     assert marked == 3  # the smaller island
+    checked = browser.find_element("css selector", "#message").text  # an error too: "2 broken rule(s)"
     field(browser, "#hand", SCRIPT)
     browser.find_element("css selector", "#use-hand").click()
-    message = wait(browser, lambda d: d.find_element("css selector", "#message.error").text, 10)
+    message = wait(browser, lambda d: _new_error(d, checked), 10)
     assert "the hand may hold only letters" in message and no_script_ran(browser)
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from conftest import brute_force_wordscapes, run_cli
+
 from cpmodel.core.boards import parse_crossword
 from cpmodel.core.control import Request
 from cpmodel.core.lexicon import Lexicon

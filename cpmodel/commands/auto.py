@@ -92,8 +92,8 @@ def plan_for(job: Job, jobs: int | None = None):
 def run_portfolio(job: Job, plan, label: str, header: dict, what: str, output: str, stdout: Console,
                   stderr: Console, describe=None) -> int:
     """Race ``plan`` on ``job`` and print the answer; ``output`` is rich, json or jsonl."""
-    from cpmodel.run.portfolio import Race
     from cpmodel.run import watch
+    from cpmodel.run.portfolio import Race
     from cpmodel.run.supervise import Supervisor
 
     request = job.request

@@ -4,13 +4,21 @@ from __future__ import annotations
 
 import gc
 import json
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from rich.console import Console
 
 from cpmodel.commands.auto import AUTO, answered_line
-from cpmodel.commands.common import (EXIT_DISAGREE, EXIT_INTERRUPTED, EXIT_INVALID_LAYOUT, cpsat_params,
-                                     engine_names, load_lexicon, read_user_file, warn_unused)
+from cpmodel.commands.common import (
+    EXIT_DISAGREE,
+    EXIT_INTERRUPTED,
+    EXIT_INVALID_LAYOUT,
+    cpsat_params,
+    engine_names,
+    load_lexicon,
+    read_user_file,
+    warn_unused,
+)
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
@@ -72,7 +80,7 @@ def _run(args, stdout: Console, stderr: Console) -> int:
         control = Control(time_limit=args.time_limit)
         supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr, engine=name)
         engine_job = job.with_engine(name)
-        results.append(supervisor.run(lambda: engines.run(engine_job, control)))
+        results.append(supervisor.run(partial(engines.run, engine_job, control)))
         interrupted = interrupted or supervisor.interrupted
         if interrupted:
             break

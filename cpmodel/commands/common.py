@@ -3,6 +3,8 @@ supervision and comparing two solvers (the JSON document: cpmodel.show.documents
 
 from __future__ import annotations
 
+from functools import partial
+
 from rich.console import Console
 
 from cpmodel.core.control import Request
@@ -97,7 +99,7 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
             supervisor = Supervisor(control, f"{name} {label}", stderr, engine=name,  # a batch: one write to a file
                                     batch_printer=gallery.add_batch if stream else None)
             engine_job = job.with_engine(name)
-            results.append(supervisor.run(lambda: registry.run(engine_job, control, supervisor.stream)))
+            results.append(supervisor.run(partial(registry.run, engine_job, control, supervisor.stream)))
             if signals.asked:
                 break
         interrupted = signals.asked

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from rich.console import Console
 from rich.text import Text
 

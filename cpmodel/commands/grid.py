@@ -11,7 +11,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from rich.console import Console
 from rich.text import Text
@@ -145,7 +145,7 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
     totals, count, stopped = [], 0, False
     try:
         for batch in _batches(bounded_lines(source, "board file")):
-            scores = interrupts.wait_in_thread(lambda: scorer.scores(batch))  # the first loads numba's code
+            scores = interrupts.wait_in_thread(partial(scorer.scores, batch))  # the first loads numba's code
             count += len(scores)
             if args.json:
                 totals.extend(scores)
@@ -198,8 +198,8 @@ def _batches(lines):
 
 def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
     """The best board the portfolio finds in the time limit (never claimed optimal)."""
-    from cpmodel.core.jobs import Job
     from cpmodel.core.control import Request
+    from cpmodel.core.jobs import Job
     from cpmodel.run.portfolio import Race, grid_plan
 
     rows, cols = size

@@ -15,8 +15,15 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.files import check_writable_path
 from cpmodel.core.jobs import Job
 from cpmodel.run import interrupts
-from cpmodel.run.sharded import (ShardOptions, default_jobs, plan_workers, run_sharded, run_streaming, shard_engine,
-                                 shards_pay)
+from cpmodel.run.sharded import (
+    ShardOptions,
+    default_jobs,
+    plan_workers,
+    run_sharded,
+    run_streaming,
+    shard_engine,
+    shards_pay,
+)
 from cpmodel.show.documents import write_json
 from cpmodel.show.output import Output
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from rich.console import Console
 
 from cpmodel.commands.common import check_lengths, load_lexicon

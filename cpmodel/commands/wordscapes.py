@@ -7,8 +7,15 @@ import re
 from rich.console import Console
 
 from cpmodel.commands.auto import AUTO, plan_for, run_portfolio
-from cpmodel.commands.common import (cpsat_params, engine_names, load_lexicon, read_user_file, run_solvers,
-                                     solve_request, warn_unused)
+from cpmodel.commands.common import (
+    cpsat_params,
+    engine_names,
+    load_lexicon,
+    read_user_file,
+    run_solvers,
+    solve_request,
+    warn_unused,
+)
 from cpmodel.commands.sharded import dispatch, output_mode
 from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
@@ -38,8 +45,10 @@ def run(args, stdout: Console, stderr: Console) -> int:
 def fill_words(spec, rows) -> str:
     """The fill's words, across then down, each with its rank (0 = most common of its length)."""
     across, down = [], []
-    rank = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
-    for slot, word in zip(spec.slots, spec.slot_words(rows)):
+    # ranks may be () (a hand-built spec): every word then shows "(?)"
+    rank = {w: r for words, ranks in zip(spec.candidates, spec.ranks, strict=False)
+            for w, r in zip(words, ranks, strict=True)}
+    for slot, word in zip(spec.slots, spec.slot_words(rows), strict=True):
         (across if slot[0][0] == slot[-1][0] else down).append(f"{word} ({rank[word]:,})" if word in rank else f"{word} (?)")
     return f"across: {', '.join(across) or '-'} · down: {', '.join(down) or '-'}"
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Protocol
 
 
 class SearchStopped(Exception):
@@ -41,6 +42,14 @@ class Request:
     improve_for: float | None = None  # best: stop this long after the first solution (the familiar-words default)
 
 
+class Incumbent(Protocol):
+    """What a search needs of a SharedIncumbent (cpmodel.run.portfolio; core may not import it)."""
+
+    def get(self) -> tuple[int, int] | None: ...
+
+    def offer(self, objective: tuple[int, int]) -> bool: ...
+
+
 @dataclass
 class Control:
     time_limit: float | None = None
@@ -48,11 +57,11 @@ class Control:
     started: float = field(default_factory=time.monotonic)
     solutions: int = 0  # progress counters, written by the solver
     nodes: int = 0
-    objective: object = None  # --best: best so far, CP-SAT's objective value or a backtracker's (max, sum)
+    objective: float | tuple[int, int] | None = None  # --best: best so far, CP-SAT's value or a backtracker's (max, sum)
     bound: float | None = None  # --best: a proven lower bound on it (CP-SAT), if any
     improve_for: float | None = None  # stop this long after the first solution is seen (None: no such deadline)
     first_seen: float | None = None  # when stop_reason() first saw a solution (for improve_for)
-    incumbent: object = None  # --best: a SharedIncumbent (cpmodel.run.portfolio) of other processes' best, or None
+    incumbent: Incumbent | None = None  # --best: a SharedIncumbent (cpmodel.run.portfolio) of other processes' best
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started

@@ -75,7 +75,8 @@ def accepts(dawg: Dawg, word: str) -> bool:
     step = {(s, c): t for s, c, t in dawg.transitions}
     state = dawg.start
     for letter in word:
-        state = step.get((state, ALPHABET.index(letter)))
-        if state is None:
+        target = step.get((state, ALPHABET.index(letter)))
+        if target is None:
             return False
+        state = target
     return state in dawg.finals

@@ -71,7 +71,8 @@ def read_fd(fd: int, path: str, what: str, limit: int) -> bytes:
     size = os.fstat(fd).st_size
     if size > limit:
         raise InputError(too_big(path, what, size, limit))
-    chunks, total = [], 0
+    chunks: list[bytes] = []
+    total = 0
     while True:
         try:
             chunk = os.read(fd, CHUNK)

@@ -11,6 +11,7 @@ builds it once from the command line; nothing below that layer sees ``args``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from cpmodel.core.control import Control, Request
 
@@ -18,13 +19,13 @@ from cpmodel.core.control import Control, Request
 @dataclass(frozen=True)
 class Job:
     puzzle: str  # "rect", "wordscapes" or "banana"
-    spec: object  # RectangleSpec, WordscapesSpec or BananaSpec
+    spec: Any  # RectangleSpec, WordscapesSpec, BananaSpec or BestBoardSpec, as ``puzzle`` says
     engine: str  # a name registered in cpmodel.run.engines
     request: Request = Request()  # what is asked; on_solution stays None here
     time_limit: float | None = None  # seconds for this job, None = no limit
     options: dict = field(default_factory=dict)  # engine options: encoding, orientation, log, mode, ...
 
-    def with_engine(self, engine: str) -> "Job":
+    def with_engine(self, engine: str) -> Job:
         """The same question, put to another engine."""
         return replace(self, engine=engine)
 

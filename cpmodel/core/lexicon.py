@@ -69,7 +69,7 @@ class Lexicon:
         self.skipped = skipped + dropped  # entries that were not a–z words
 
     @classmethod
-    def _clean(cls, words, source: str, skipped: int = 0) -> "Lexicon":
+    def _clean(cls, words, source: str, skipped: int = 0) -> Lexicon:
         """A lexicon from words already normalised (skips the per-word check)."""
         lexicon = cls.__new__(cls)
         lexicon.words, lexicon.source, lexicon.skipped = tuple(words), source, skipped
@@ -91,13 +91,14 @@ class Lexicon:
         chosen = [w for w in self.words if len(w) == length]
         return chosen if top is None else chosen[:top]
 
-    def top(self, n: int | None) -> "Lexicon":
+    def top(self, n: int | None) -> Lexicon:
         """Only the ``n`` most common words of each length (all when None),
         in the same rank order."""
         if n is None:
             return self
         n = optional("top", whole, n, 1)
-        kept, per_length = [], {}
+        kept: list[str] = []
+        per_length: dict[int, int] = {}
         for word in self.words:
             seen = per_length.get(len(word), 0)
             if seen < n:
@@ -178,7 +179,7 @@ def parse_counted(lines: list[str]) -> tuple[list[str], int]:
         if not line.strip():
             continue
         word = ascii_lower(match.group(1)) if match else ""
-        if not _WORD.fullmatch(word):
+        if match is None or not _WORD.fullmatch(word):
             skipped += 1
             continue
         totals[word] = totals.get(word, 0.0) + float(match.group(2))

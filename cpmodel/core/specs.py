@@ -44,9 +44,9 @@ class RectangleSpec:
     def size(self) -> str:
         return f"{self.m}x{self.n}"
 
-    def transposed(self) -> "RectangleSpec":
+    def transposed(self) -> RectangleSpec:
         """The same puzzle read down instead of across (rows ↔ columns)."""
-        pattern = None if self.pattern is None else tuple("".join(col) for col in zip(*self.pattern))
+        pattern = None if self.pattern is None else tuple("".join(col) for col in zip(*self.pattern, strict=True))
         return RectangleSpec(self.n, self.m, self.col_words, self.row_words, pattern, self.distinct, self.symmetric,
                              first_row=self.first_col, first_col=self.first_row)
 
@@ -128,8 +128,8 @@ class WordscapesSpec:
 
     def fill_objective(self, rows: tuple[str, ...]) -> tuple[int, int]:
         """(largest rank, sum of ranks) of a fill's words: what ``--best`` minimises."""
-        ranks = [dict(zip(words, ranks))[word]
-                 for words, ranks, word in zip(self.candidates, self.ranks, self.slot_words(rows))]
+        ranks = [dict(zip(words, ranks, strict=True))[word]
+                 for words, ranks, word in zip(self.candidates, self.ranks, self.slot_words(rows), strict=True)]
         return (max(ranks, default=0), sum(ranks))
 
     def render(self, letters: dict) -> tuple[str, ...]:

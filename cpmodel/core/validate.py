@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from cpmodel.core.specs import RectangleSpec
 
-
 _KEPT = 8  # word lists whose set and rank map stay built
 _sets: dict[int, tuple[tuple[str, ...], frozenset]] = {}
 _ranks: dict[int, tuple[tuple[str, ...], dict]] = {}
@@ -51,10 +50,11 @@ def rectangle_problems(spec: RectangleSpec, rows: tuple[str, ...] | list[str]) -
     if spec.first_col is not None and columns[0] not in spec.first_col:
         problems.append(f"column 1 {columns[0]!r} is not among the words this job allows there")
     if spec.pattern is not None:
-        for i, (row, want) in enumerate(zip(rows, spec.pattern)):
+        # rows' shape is checked above; a validator reports problems, it does not raise
+        for i, (row, want) in enumerate(zip(rows, spec.pattern, strict=False)):
             problems += [
                 f"cell ({i + 1},{j + 1}) is {got!r}, pattern fixes {fixed!r}"
-                for j, (got, fixed) in enumerate(zip(row, want))
+                for j, (got, fixed) in enumerate(zip(row, want, strict=False))
                 if fixed != "." and got != fixed
             ]
     if spec.distinct:
@@ -97,7 +97,7 @@ def wordscapes_problems(spec, rows) -> list[str]:
         return problems
     wheel = Counter(spec.wheel)
     words = ["".join(letters[cell] for cell in slot) for slot in spec.slots]
-    for slot, word, allowed in zip(spec.slots, words, spec.candidates):
+    for slot, word, allowed in zip(spec.slots, words, spec.candidates, strict=True):
         if len(word) < spec.min_len:
             problems.append(f"{word!r} at {slot[0]} is shorter than {spec.min_len}")
         if not spellable(word, wheel):
@@ -175,7 +175,7 @@ def grid_word_problems(board, word: str, path, word_set) -> list[str]:
     problems = [] if word in word_set else [f"{word!r} is not a dictionary word"]
     if len(set(path)) != len(path):
         problems.append(f"the path of {word!r} uses a tile twice")
-    if any(max(abs(a - c), abs(b - d)) != 1 for (a, b), (c, d) in zip(path, path[1:])):
+    if any(max(abs(a - c), abs(b - d)) != 1 for (a, b), (c, d) in zip(path, path[1:], strict=False)):
         problems.append(f"the path of {word!r} jumps between tiles that do not touch")
     if "".join(board.tile(r, c).text for r, c in path) != word:
         problems.append(f"the path of {word!r} spells something else")

@@ -165,7 +165,7 @@ def _add_run_tables(model, spec, alphabet, x, rows, cols) -> None:
                 model.add_bool_or([run] + [lit.Not() for lit in inside + edges])
                 tuples = by_length.get(k, [])
                 variables = [model.new_int_var(0, blank, "") for _ in cells]
-                for var, (i, j) in zip(variables, cells):
+                for var, (i, j) in zip(variables, cells, strict=True):
                     model.add_map_domain(var, x[i][j])
                 if tuples:
                     model.add_allowed_assignments(variables, tuples).only_enforce_if(run)
@@ -229,7 +229,8 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
     control = control or Control()
     started = time.perf_counter()
     word_set = set(spec.words)
-    proven_empty, tried, timed_out = [], [], False
+    proven_empty: list[tuple[int, int]] = []
+    tried, timed_out = [], False
     for rows, cols in candidate_boxes(spec.size):
         reason = control.stop_reason()
         if reason:

@@ -48,7 +48,7 @@ def grid_paths(rows: int, cols: int, length: int) -> list[tuple[int, ...]]:
     def near(a: int, b: int) -> bool:
         return a != b and abs(a // cols - b // cols) <= 1 and abs(a % cols - b % cols) <= 1
 
-    paths = [(c,) for c in range(rows * cols)]
+    paths: list[tuple[int, ...]] = [(c,) for c in range(rows * cols)]
     for _ in range(length - 1):
         paths = [p + (c,) for p in paths for c in range(rows * cols) if c not in p and near(p[-1], c)]
     return paths
@@ -81,7 +81,7 @@ def build_model(rows: int, cols: int, words, table: ScoreTable, max_pairs: int =
         for path in by_length[len(folded)]:
             y = model.new_bool_var("")
             # (2) a path spells the word only where its cells show the word's letters
-            for cell, ch in zip(path, folded):
+            for cell, ch in zip(path, folded, strict=True):
                 model.add_implication(y, x[cell, ch])
             spelled.append(y)
         f = model.new_bool_var(f"f_{word}")

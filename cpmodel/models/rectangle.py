@@ -106,8 +106,8 @@ class RectangleVars:
     b: list[list[list[cp_model.IntVar]]]  # b[i][j][c]
     letter: list[list[cp_model.IntVar]]  # ℓ[i][j]
     select: dict[tuple[str, int], list] = field(default_factory=dict)  # onehot: ("row", i) → s[i,·]
-    word_id: dict[tuple[str, int], object] = field(default_factory=dict)  # distinct/best
-    rank: dict[tuple[str, int], object] = field(default_factory=dict)  # best
+    word_id: dict[tuple[str, int], cp_model.LinearExprT] = field(default_factory=dict)  # distinct/best
+    rank: dict[tuple[str, int], cp_model.IntVar] = field(default_factory=dict)  # best
 
 
 def build_model(
@@ -126,7 +126,7 @@ def build_model(
     filtered = _filtered_words(spec) if spec.row_words and spec.col_words else None
     if lean and filtered and lean_applies(spec, encoding):
         # a shard: ℓ[i,j] alone is the cell, its domain the letters the filtered words leave there
-        b = []
+        b: list[list[list[cp_model.IntVar]]] = []
         letter = [[model.new_int_var_from_domain(_cell_domain(filtered, i, j), f"l[{i},{j}]") for j in range(n)]
                   for i in range(m)]
         variables = RectangleVars(b, letter)
@@ -335,7 +335,7 @@ def _add_word_constraint(model, variables, encoding, kind, index, cells, words, 
         b_cells = _b_cells(variables, kind, index, len(cells))
         for position, b_cell in enumerate(b_cells):
             by_letter: dict[int, list] = {}
-            for word, s in zip(words, select):
+            for word, s in zip(words, select, strict=True):
                 by_letter.setdefault(ALPHABET.index(word[position]), []).append(s)
             for c, literal in enumerate(b_cell):
                 model.add(literal == sum(by_letter.get(c, [])))
@@ -354,7 +354,7 @@ def _add_word_ids(model, spec, variables, encoding, filtered=None) -> None:
     for kind, index, cells, words in _slots(spec, variables, filtered):
         if encoding == "onehot":
             select = variables.select[(kind, index)]
-            variables.word_id[(kind, index)] = sum(number[w] * s for w, s in zip(words, select))
+            variables.word_id[(kind, index)] = sum(number[w] * s for w, s in zip(words, select, strict=True))
         else:
             word_id = model.new_int_var(0, len(vocabulary) - 1, f"id[{kind}{index}]")
             model.add_allowed_assignments(cells + [word_id], [(*_codes(w), number[w]) for w in words])
@@ -410,7 +410,7 @@ class _Collector(cp_model.CpSolverSolutionCallback):
     a 3×3 --symmetric --encoding onehot). So the collector judges each
     solution by its letters (rank_objective) and keeps the best rectangle."""
 
-    def __init__(self, spec, variables, request, control):
+    def __init__(self, spec, variables, request, control) -> None:
         super().__init__()
         self.spec, self.variables, self.request, self.control = spec, variables, request, control
         self.sink = SolutionSink(request, control)

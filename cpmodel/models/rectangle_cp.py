@@ -59,6 +59,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from ortools.constraint_solver import pywrapcp
 
@@ -130,7 +131,7 @@ def build_model(spec: RectangleSpec, words: bool = False, best: bool = False) ->
         for a, first in enumerate(lines):
             for second in lines[a + 1:]:
                 if len(first) == len(second):
-                    solver.Add(solver.Sum([solver.IsDifferentVar(x, y) for x, y in zip(first, second)]) >= 1)
+                    solver.Add(solver.Sum([solver.IsDifferentVar(x, y) for x, y in zip(first, second, strict=True)]) >= 1)
 
     if best and len(variables.word) == m + n:
         _add_rank_objective(solver, spec, variables)
@@ -311,7 +312,8 @@ def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> Solv
     longest = max(len(spec.row_words), len(spec.col_words)) - 1
     ceiling = max(0, longest if to_beat is None else min(longest, to_beat[0]))
     best: tuple[int, int] | None = None
-    effort = {"branches": 0, "failures": 0, "stages": []}  # stages: (largest rank allowed, branches, outcome)
+    # stages: (largest rank allowed, branches, outcome)
+    effort: dict[str, Any] = {"branches": 0, "failures": 0, "stages": []}
 
     def run(largest: int, first_only: bool, restart_below: int | None) -> str | None:
         """One search over the tables cut to ``largest``; returns why it stopped (None: exhausted)."""
@@ -344,7 +346,7 @@ def _solve_best(spec: RectangleSpec, request: Request, control: Control) -> Solv
     stopped_by = run(ceiling, first_only=True, restart_below=None)
     # 1. probes with growing largest rank, well below the best so far, until one finds a rectangle
     largest = FIRST_PROBE
-    while stopped_by == "visit" and largest * PROBE_GROWTH < best[0]:
+    while stopped_by == "visit" and best is not None and largest * PROBE_GROWTH < best[0]:
         reason = run(largest, first_only=True, restart_below=None)
         if reason is not None:
             stopped_by = reason  # "visit": a better rectangle; else the clock or Ctrl-C

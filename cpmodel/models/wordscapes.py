@@ -51,7 +51,7 @@ def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int]
     vocabulary = sorted({w for words in spec.candidates for w in words})
     number = {w: k for k, w in enumerate(vocabulary)}
     word_ids = []
-    for k, (slot, words) in enumerate(zip(spec.slots, spec.candidates)):
+    for k, (slot, words) in enumerate(zip(spec.slots, spec.candidates, strict=True)):
         # (1) the slot spells one of its candidates, and w[s] names it
         word_id = model.new_int_var(0, max(len(vocabulary) - 1, 0), f"w{k}")
         rows = [[ALPHABET.index(c) for c in w] + [number[w]] for w in words]
@@ -69,7 +69,8 @@ def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int]
 
 def _add_rank_objective(model, spec: WordscapesSpec, vocabulary: list[str], word_ids, bound=None) -> None:
     """minimise W · (largest rank) + (sum of ranks), below ``bound`` = (B, S) if given."""
-    rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+    rank_of = {w: r for words, ranks in zip(spec.candidates, spec.ranks, strict=True)
+               for w, r in zip(words, ranks, strict=True)}
     table = [rank_of[w] for w in vocabulary]
     top = max(table)
     ranks = []
@@ -89,7 +90,7 @@ def _add_rank_objective(model, spec: WordscapesSpec, vocabulary: list[str], word
 class _Collector(cp_model.CpSolverSolutionCallback):
     """Reads each fill, validates it, and stops at the limit."""
 
-    def __init__(self, spec, letters, request, control):
+    def __init__(self, spec, letters, request, control) -> None:
         super().__init__()
         self.spec, self.letters, self.request, self.control = spec, letters, request, control
         self.sink = SolutionSink(request, control)

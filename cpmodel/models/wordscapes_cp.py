@@ -57,7 +57,7 @@ def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int]
     vocabulary = sorted({w for words in spec.candidates for w in words}, key=lambda w: (rank_of[w], w))
     number = {w: k for k, w in enumerate(vocabulary)}
     word_ids = []
-    for k, (slot, words) in enumerate(zip(spec.slots, spec.candidates)):
+    for k, (slot, words) in enumerate(zip(spec.slots, spec.candidates, strict=True)):
         if not words:
             solver.Add(solver.FalseConstraint())  # a slot no word fits: infeasible
             continue
@@ -79,7 +79,9 @@ def build_model(spec: WordscapesSpec, best: bool = False, bound: tuple[int, int]
 
 def word_ranks(spec: WordscapesSpec) -> dict[str, int]:
     """Each candidate's rank among the lexicon's words of its length (0 = most common)."""
-    return {w: r for words, ranks in zip(spec.candidates, spec.ranks) for w, r in zip(words, ranks)}
+    # ranks may be () (a hand-built spec): then no word has a rank
+    return {w: r for words, ranks in zip(spec.candidates, spec.ranks, strict=False)
+            for w, r in zip(words, ranks, strict=True)}
 
 
 def _add_rank_objective(solver: pywrapcp.Solver, rank_table: list[int], word_ids, bound) -> pywrapcp.IntVar:

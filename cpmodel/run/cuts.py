@@ -46,7 +46,7 @@ def first_line_words(job: Job) -> tuple[str, ...]:
         words = spec.first_row if spec.first_row is not None else spec.row_words
         fixed = spec.pattern[0] if spec.pattern else "." * spec.n
         starts = {w[0] for w in spec.col_words}  # the line's letter j starts crossing line j
-        return tuple(w for w in words if all(c in starts and f in (".", c) for c, f in zip(w, fixed)))
+        return tuple(w for w in words if all(c in starts and f in (".", c) for c, f in zip(w, fixed, strict=True)))
     return spec.candidates[split_slot(spec)] if spec.slots else ()
 
 
@@ -76,7 +76,7 @@ def restrict(job: Job, group: tuple[str, ...], second: str | None = None) -> Job
     candidates = spec.candidates[:slot] + (group,) + spec.candidates[slot + 1:]
     ranks = spec.ranks
     if ranks:  # ranks[k][i] belongs to candidates[k][i]: keep them in step (--best reads them)
-        rank_of = dict(zip(spec.candidates[slot], ranks[slot]))
+        rank_of = dict(zip(spec.candidates[slot], ranks[slot], strict=True))
         ranks = ranks[:slot] + (tuple(rank_of[w] for w in group),) + ranks[slot + 1:]
     return replace(job, spec=replace(spec, candidates=candidates, ranks=ranks))
 

@@ -14,8 +14,8 @@ and the backtrackers run where ortools is not loaded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from cpmodel.core.control import Control
 from cpmodel.core.jobs import Job

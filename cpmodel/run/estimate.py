@@ -33,6 +33,7 @@ import math
 import random
 import statistics
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 
 from cpmodel.core.control import Control, Request
@@ -46,6 +47,7 @@ def knuth_estimate(job: Job, probes: int = 2000, seed: int = 0) -> dict:
 
     spec = job.spec
     orientation = fill_orientation(job.with_engine("backtrack"))  # the estimate is of the backtracker's tree
+    assert orientation is not None  # the rect backtracker always has a fill order
     search = RectangleSearch(spec, Request(limit=None, count_only=True), Control(), orientation)
     root = _members(search.root())
     rng = random.Random(seed)
@@ -65,7 +67,9 @@ def sample_shards(job: Job, words: tuple[str, ...], budget: float = 10.0, seed: 
         engines.run(restrict(job, ()))
     order = list(words)
     random.Random(seed).shuffle(order)
-    seconds, nodes, counts = [], [], []
+    seconds: list[float] = []
+    nodes: list[int] = []
+    counts: list[int] = []
     started = time.perf_counter()
     for word in order:
         if len(seconds) >= at_least and time.perf_counter() - started >= budget:
@@ -117,5 +121,5 @@ def nodes_agreement(knuth: dict, sampled: dict) -> dict | None:
             "within_error": abs(knuth["nodes"] - sampled["nodes"]) <= 2 * spread}
 
 
-def _stderr(values: list[float]) -> float:
+def _stderr(values: Sequence[float]) -> float:
     return statistics.stdev(values) / math.sqrt(len(values)) if len(values) > 1 else float("nan")

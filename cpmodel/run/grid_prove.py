@@ -31,6 +31,7 @@ import hashlib
 import time
 from concurrent.futures import FIRST_COMPLETED, wait
 from dataclasses import dataclass, field
+from typing import cast
 
 from cpmodel.core.errors import InputError
 from cpmodel.core.scoring import ScoreTable
@@ -247,7 +248,7 @@ def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_sec
         checkpoint = _ProveCheckpoint(options.checkpoint, plan_key(rows, cols, text, table, stripes), stripes,
                                       breaker.score)
         for record in checkpoint.records.values():
-            merge.add(record, resumed=True)
+            merge.add(cast(dict, record), resumed=True)  # this subclass's _verify keeps the record's dict
     from cpmodel.run.executors import pool_for
 
     deadline = None if time_limit is None else started + time_limit

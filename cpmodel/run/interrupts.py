@@ -31,6 +31,7 @@ from __future__ import annotations
 import contextlib
 import signal
 import threading
+from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 
@@ -121,7 +122,7 @@ def deferred(reraise: bool = True):
     Blocks nest: only the outermost one raises."""
     global _depth, _held_since
     try:
-        previous = {sig: signal.signal(sig, _hold) for sig in STOP_SIGNALS}
+        previous: dict[int, Any] = {sig: signal.signal(sig, _hold) for sig in STOP_SIGNALS}
     except ValueError:  # not the main thread
         yield Mark()
         return
@@ -135,7 +136,7 @@ def deferred(reraise: bool = True):
         _depth -= 1
         for sig, handler in previous.items():
             signal.signal(sig, handler)
-    if reraise and mark.asked and previous[received] is _raise:
+    if reraise and mark.asked and received is not None and previous[received] is _raise:
         raise KeyboardInterrupt() if received == signal.SIGINT else Terminated(received)
 
 

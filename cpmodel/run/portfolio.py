@@ -196,7 +196,7 @@ class _Member:
     team: int
     stripe: int
     job: Job
-    process: multiprocessing.Process | None = None
+    process: multiprocessing.process.BaseProcess | None = None
     result: SolveResult | None = None
     error: str | None = None
     nodes: int = 0  # the child's last reported node count
@@ -249,8 +249,14 @@ def best_partial(results: list[SolveResult]) -> SolveResult:
     if not found:
         return next((r for r in results if r.stopped_by not in (None, GAVE_UP)), results[0])
     if any(r.objective is not None for r in found):
-        return min((r for r in found if r.objective is not None), key=lambda r: r.objective)
+        return min((r for r in found if r.objective is not None), key=_objective)
     return max(found, key=lambda r: r.count)
+
+
+def _objective(result: SolveResult) -> tuple[int, int]:
+    """The sort key of results that have an objective."""
+    assert result.objective is not None
+    return result.objective
 
 
 # -- the parent's side ------------------------------------------------------------
@@ -269,7 +275,7 @@ class Race:
         self.members: list[_Member] = []
         self.started = False
 
-    def __enter__(self) -> "Race":
+    def __enter__(self) -> Race:
         self.start()
         return self
 
@@ -362,7 +368,8 @@ class Race:
         if not results and forward.seen and not self.wait_for_all:
             results = [forward.as_result(stopped_by or "interrupt")]  # nobody reported: what they streamed
         errors = {str(self.plan[m.team]): m.error or "ended without a result" for m in self.members
-                  if m.result is None and (m.error or m.process.exitcode not in (0, None, -signal.SIGTERM, -signal.SIGKILL))}
+                  if m.result is None and (m.error or (m.process is not None and m.process.exitcode
+                                                       not in (0, None, -signal.SIGTERM, -signal.SIGKILL)))}
         return Outcome(results, winner, errors)
 
     def close(self) -> None:
@@ -426,7 +433,7 @@ def _merge(job: Job, members: list[_Member]) -> SolveResult:
     merged.stats["stripes"] = len(members)
     found = [m.result for m in members if m.result is not None and m.result.objective is not None]
     if found and "history" in found[0].stats:  # the best stripe's own story (grid --best)
-        best = min(found, key=lambda r: r.objective)
+        best = min(found, key=_objective)
         merged.stats.update(history=best.stats["history"], evaluations=sum(r.stats.get("evaluations", 0) for r in found))
     return merged
 
@@ -464,7 +471,7 @@ class _Forwarder:
         self.best = job.request.best
         self.seen: dict = {}  # every solution forwarded (in order), and the engine that found it first
         self.first_seen: float | None = None
-        self.objective = None
+        self.objective: tuple[int, int] | None = None
 
     def solution(self, rows, engine: str | None = None) -> None:
         if self.first_seen is None:

@@ -81,7 +81,7 @@ def shards_pay(job: Job, options: ShardOptions, engines: int) -> bool:
     big enough for a pool to pay (cpmodel.run.shards.worth_sharding)."""
     from cpmodel.run.shards import shardable, worth_sharding
 
-    asked = options.scheduler or options.checkpoint or options.shards  # shard even a small search
+    asked = bool(options.scheduler or options.checkpoint or options.shards)  # shard even a small search
     sharded = shardable(job) and engines == 1 and (
         asked or (options.jobs > 1 and worth_sharding(job.with_engine(shard_engine(job.puzzle, job.engine)))))
     if (job.engine == "auto" and job.request.best or job.request.improve_for is not None) and not asked:
@@ -98,7 +98,7 @@ class Progress:
     def __init__(self, stderr: Console, label: str, total: int):
         self.stderr, self.label, self.total = stderr, label, total
         self.started = time.monotonic()
-        self.first_done = None  # shards already done when this run began (resumed)
+        self.first_done: int | None = None  # shards already done when this run began (resumed)
         self.live = Live(Text(""), console=stderr, transient=True) if stderr.is_terminal else None
         self.last_plain = self.started
 

@@ -111,7 +111,7 @@ def pair_shards(job: Job, words: tuple[str, ...], shards: int) -> list[Shard]:
         for letter in sorted({p[1] for p in prefixes if p[0] == word[0]} & seconds):
             by_letter.setdefault(letter, []).append(word)
     pairs = sum(map(len, by_letter.values()))
-    plan = []
+    plan: list[Shard] = []
     for letter, group_words in sorted(by_letter.items()):
         count = max(1, min(len(group_words), round(shards * len(group_words) / pairs)))
         for k in range(count):
@@ -218,7 +218,7 @@ class Merger:
         count = self.found
         complete = self.finished
         status = FOUND if count else (NONE if complete else UNKNOWN)
-        stats = {"shards": self.total, "shards_done": len(self.done), "resumed": self.resumed}
+        stats: dict[str, float] = {"shards": self.total, "shards_done": len(self.done), "resumed": self.resumed}
         if self.nodes:
             stats["nodes"] = self.nodes
         if self.branches:

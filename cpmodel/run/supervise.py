@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from rich.console import Console
 from rich.live import Live
@@ -24,7 +24,6 @@ from rich.text import Text
 from cpmodel.core.control import Control
 from cpmodel.core.result import SolveResult, status_of
 from cpmodel.run import interrupts, watch
-
 
 GRACE = 1.0  # seconds a stopped engine gets to hand back what it found
 abandoned = False  # an engine thread was left running: the process must end with os._exit
@@ -103,6 +102,7 @@ class Supervisor:
     def _abandoned(self) -> SolveResult:
         global abandoned
         abandoned = True
+        assert self.engine is not None  # only an engine's run is abandoned (see _overdue)
         count = max(self.control.solutions, len(self.shown))
         return SolveResult(self.engine, status_of(count, exhausted=False), complete=False, count=count,
                            solutions=list(self.shown), seconds=self.control.elapsed(),
@@ -123,6 +123,7 @@ class Supervisor:
         if self.batch_printer is not None:
             self.batch_printer(batch)
         else:
+            assert self.printer is not None  # stream() queues only when there is a printer
             for rows in batch:
                 self.printer(rows)
         live.start()

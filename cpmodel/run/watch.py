@@ -11,7 +11,7 @@ line. With no watcher every call is a no-op, so the CLI is unchanged.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 _watcher: Callable[[str, dict], None] | None = None
 

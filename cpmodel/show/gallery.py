@@ -17,7 +17,7 @@ scripts. The summary says how many were found and how many were shown
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 from rich.console import Console
 

@@ -51,5 +51,5 @@ def layout_svg(cells: dict, marks: dict | None = None, title: str = "", legend: 
 def _shade(fraction: float) -> str:
     """Early peels pale orange, late peels deep orange."""
     light, deep = (250, 205, 140), (232, 120, 40)
-    r, g, b = (round(a + (z - a) * fraction) for a, z in zip(light, deep))
+    r, g, b = (round(a + (z - a) * fraction) for a, z in zip(light, deep, strict=True))
     return f"#{r:02x}{g:02x}{b:02x}"

@@ -25,6 +25,7 @@ in progress is dropped (its engines did not all finish).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import partial
 
 from cpmodel.core.control import Control, Request
 from cpmodel.core.result import SolveResult
@@ -129,7 +130,7 @@ def run_case(case: Case, time_limit: float, stderr=None) -> Row | None:
             results[name] = engines.run(job, control)
         else:
             supervisor = Supervisor(control, f"{name} {case.puzzle} {case.label}", stderr, engine=name)
-            results[name] = supervisor.run(lambda: engines.run(job, control))
+            results[name] = supervisor.run(partial(engines.run, job, control))
         if interrupts.stop_asked():
             return None
     return Row(case, results, agreement(list(results.values()), case.kind))
@@ -221,12 +222,12 @@ def plot(rows: list[Row], path: str) -> None:
 
     figure, axes = plt.subplots(1, 3, figsize=(13, 4))
     markers = {"backtrack": "o-", "cp": "^:", "cpsat": "s--"}
-    for axis, puzzle in zip(axes, ("rect", "banana", "wordscapes")):
+    for axis, puzzle in zip(axes, ("rect", "banana", "wordscapes"), strict=True):
         chosen = [r for r in rows if r.puzzle == puzzle]
         for engine, marker in markers.items():
             points = [(r.case.size, max(r.results[engine].seconds, 1e-4)) for r in chosen if engine in r.results]
             if points:
-                axis.plot(*zip(*points), marker, label=engine)
+                axis.plot(*zip(*points, strict=True), marker, label=engine)
         axis.set_yscale("log")
         axis.set_title(puzzle)
         axis.set_xlabel("cells" if puzzle != "banana" else "tiles")

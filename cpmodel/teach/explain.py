@@ -96,7 +96,7 @@ def explain_wordscapes(spec, lexicon_name: str) -> Explanation:
 
     model, _ = w.build_model(spec)
     slots = [(f"slot at {slot[0]} ({len(slot)} cells, {'across' if slot[0][0] == slot[-1][0] else 'down'})", len(words))
-             for slot, words in zip(spec.slots, spec.candidates)]
+             for slot, words in zip(spec.slots, spec.candidates, strict=True)]
     families = [
         Family("slots spell candidate words", "(ℓ[p_1..p_k], w[s]) ∈ {(word, number)}", w.build_model, "# (1)"),
         Family("no word twice", "AllDifferent(w[s])", w.build_model, "# (2)"),

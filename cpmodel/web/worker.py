@@ -26,7 +26,6 @@ from cpmodel.commands import auto, banana, cli, common, explain, grid, rect, sha
 from cpmodel.run import watch
 
 
-
 def _warm() -> None:
     """What every job would load again: the default word list, sorted for the grid games, and
     the Bananagrams word table."""
@@ -34,9 +33,9 @@ def _warm() -> None:
 
     from cpmodel.core.lexicon import load_default
 
-    words = load_default().words
-    grid.sorted_words(words)
-    banana.table_of(words)
+    default_words = load_default().words
+    grid.sorted_words(default_words)
+    banana.table_of(default_words)
     gc.freeze()  # the forked workers share these pages; keep the collector from touching them
 
 
