@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -13,11 +15,16 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from cpmodel.core.lexicon import Lexicon
 from cpmodel.core.specs import RectangleSpec
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Time is not the property under test: a per-example deadline fails on a loaded machine.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 # A 3x3 word square is planted here (bit/ice/ten ↔ bit/ice/ten) plus distractors.
 TINY_WORDS = """bit ice ten bat ate tea eat net tin nit act cat tic ant tan eta ten ire tie bet
@@ -104,6 +111,25 @@ def brute_force_bananagrams(hand: str, words) -> set[tuple[str, ...]]:
 def subprocess_env() -> dict:
     """The environment of a child that imports cpmodel from this checkout."""
     return dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
+
+
+def handlers_installed(pid: int) -> bool:
+    """cpmodel catches SIGTERM once its signal handling is in place (Python alone does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # gone already, or no /proc: nothing to wait for
+    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status).group(1), 16)
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
+def wait_for_handlers(proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Until the child's signal handlers are in place: a signal sent sooner would kill a bare
+    interpreter, and a fixed sleep is not enough on a loaded machine (the imports alone can
+    take a second)."""
+    deadline = time.monotonic() + seconds
+    while not handlers_installed(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def run_cli(*args: str, timeout: float = 120, env_extra: dict | None = None) -> subprocess.CompletedProcess:

@@ -6,7 +6,6 @@ import json
 from collections import Counter
 
 import pytest
-from conftest import run_cli
 
 from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
@@ -15,6 +14,7 @@ from cpmodel.core.specs import banana_bag, banana_spec, draw_hand, parse_hand
 from cpmodel.core.validate import banana_problems
 from cpmodel.models import bananagrams as cpsat
 from heuristics import bananagrams as backtrack
+from tests.conftest import run_cli
 
 WORDS = {"cat", "cats", "act", "sat", "at", "as", "ta", "tas", "sac", "scat", "tact"}
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import brute_force_rectangles
 
 from cpmodel.core.control import Control, Request
 from cpmodel.core.lexicon import Lexicon, load_default
@@ -11,6 +10,7 @@ from cpmodel.core.specs import rectangle_spec
 from cpmodel.core.validate import rank_objective, rectangle_problems
 from cpmodel.models import rectangle as cpsat
 from heuristics import rectangle as backtrack
+from tests.conftest import brute_force_rectangles
 
 ALL = Request(limit=None)
 

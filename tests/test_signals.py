@@ -25,9 +25,8 @@ import pytest
 from cpmodel.commands import cli
 from cpmodel.core.validate import check_rectangle
 from cpmodel.run import engines
-from tests.conftest import ROOT
+from tests.conftest import ROOT, handlers_installed, wait_for_handlers
 from tests.test_hardening import (
-    _handlers_installed,
     _honest,
     _matches,
     _rect_spec,
@@ -79,7 +78,7 @@ def group_run(args, signum: int, delay: float, ready=None) -> Run:
                             stderr=subprocess.PIPE, text=True, start_new_session=True,
                             env=dict(os.environ, COLUMNS="120"))
     deadline = time.monotonic() + 60
-    while (not (_handlers_installed(proc.pid) and (ready is None or ready(proc))) and proc.poll() is None
+    while (not (handlers_installed(proc.pid) and (ready is None or ready(proc))) and proc.poll() is None
            and time.monotonic() < deadline):
         time.sleep(0.01)
     time.sleep(delay)
@@ -373,7 +372,8 @@ def test_a_first_run_stops_promptly_while_numba_compiles(word_file, tmp_path):
     proc = subprocess.Popen([sys.executable, "-m", "cpmodel", "grid", "--best", "3x3", "--dict", words, "--json",
                              "--time-limit", "30"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             cwd=ROOT, env=env)
-    time.sleep(2.5)  # imported; compiling (the whole compile takes several seconds more)
+    wait_for_handlers(proc)
+    time.sleep(2.0)  # imported; compiling (the whole compile takes several seconds more)
     sent = time.monotonic()
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=30)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT, TINY_WORDS, run_cli
+from tests.conftest import ROOT, TINY_WORDS, run_cli
 
 
 def test_explain_rect_counts_the_model(word_file):

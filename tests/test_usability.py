@@ -9,9 +9,9 @@ import sys
 from collections import Counter
 
 import pytest
-from conftest import ROOT, TINY_WORDS, run_cli, run_json
 
 from cpmodel.core.lexicon import Lexicon, load_default, load_file
+from tests.conftest import ROOT, TINY_WORDS, run_cli, run_json
 
 
 def _walk(parser: argparse.ArgumentParser, path=()):
