@@ -71,7 +71,7 @@ def test_no_layout_is_proven_none_by_cpsat_only():
 
 def test_none_skips_boxes_inside_an_infeasible_one():
     """'none' needs every candidate box settled: solved infeasible, or inside one that is."""
-    from conftest import brute_force_bananagrams
+    from tests.conftest import brute_force_bananagrams
 
     spec = small_spec("aaaaat", WORDS)
     result = cpsat.solve(spec, Control(time_limit=60))
