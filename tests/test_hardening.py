@@ -36,6 +36,7 @@ def _restore_signal_handlers():
     for sig, handler in saved.items():
         signal.signal(sig, handler)
     interrupts.received = None
+    sys.unraisablehook = sys.__unraisablehook__
 
 
 # -- signals ----------------------------------------------------------------------------
