@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import random
+import time
 
 import numpy as np
 import pytest
@@ -122,6 +123,17 @@ def test_bounds_are_upper_bounds(breaker23, cells, rnd):
 def test_climb_finds_a_real_board(breaker22):
     score, board = climb(breaker22, 0.3, seed=1)
     assert score == breaker22.score(board) > 0
+
+
+def test_climb_on_a_small_board_ends_when_restarts_stop_helping(breaker22, brute):
+    """2x2 on a few dozen words: the optimum comes within a few restarts, so the climb
+    ends long before its 60 s, having found it; without patience it uses its budget."""
+    started = time.monotonic()
+    score, _ = climb(breaker22, 60, seed=1)
+    assert score == brute and time.monotonic() - started < 30
+    started = time.monotonic()
+    climb(breaker22, 0.5, seed=1, patience=None)
+    assert time.monotonic() - started >= 0.5
 
 
 def _prove(*args, timeout=180):
