@@ -162,6 +162,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_for_port(port: int, server: subprocess.Popen, seconds: float = 60) -> None:
+    """Until ``server`` accepts connections on ``port`` (a scheduler takes a second or two to start)."""
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while server.poll() is None and time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"the scheduler did not listen on port {port}")
+
+
 @pytest.fixture
 def dask_cluster():
     """A real Dask scheduler and two one-thread workers on loopback; none outlives the test."""
@@ -172,7 +186,7 @@ def dask_cluster():
     procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
                               env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        time.sleep(2)
+        _wait_for_port(port, procs[0])
         workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-nanny",
                                      "--dashboard-address", ":0"], cwd=ROOT, env=subprocess_env(),
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]

@@ -24,7 +24,7 @@ from tests.conftest import ROOT
 README = (ROOT / "README.md").read_text()
 SOLVING = ("rect", "wordscapes", "banana", "grid", "words", "lexicon", "explain")
 TIMED = ("rect", "wordscapes", "banana", "grid")
-TIME_LIMIT = 1  # seconds for a timed example: it ends, with an answer or unknown, which is all that is checked
+TIME_LIMIT = 0.5  # seconds for a timed example: it ends, with an answer or unknown, which is all that is checked
 # these examples' comments promise an answer, which a test checks: time enough on a loaded machine
 ANSWER_TIME_LIMIT = {"--compact": 3, "--solver backtrack,cp": 10, "cp_model_presolve": 10}
 
