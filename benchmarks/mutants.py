@@ -65,6 +65,8 @@ MUTANTS = (
     Mutant("CP-SAT rectangle: a stopped search claims it finished", "cpmodel/models/rectangle.py",
            "exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE) and",
            "exhausted = status in (cp_model.OPTIMAL, cp_model.INFEASIBLE, cp_model.UNKNOWN) and"),
+    # equivalent, as it turned out: the balances sum to 0 on both sides (Σ occ = N = N·Σ root),
+    # so "≤" at every cell forces "=" at every cell; no test can kill it
     Mutant("Bananagrams: the flow may lose units (islands)", "cpmodel/models/bananagrams.py",
            "model.add(inflow - outflow == occ[v[0]][v[1]] - n * root[v])",
            "model.add(inflow - outflow <= occ[v[0]][v[1]] - n * root[v])"),
