@@ -136,6 +136,16 @@ def test_climb_on_a_small_board_ends_when_restarts_stop_helping(breaker22, brute
     assert time.monotonic() - started >= 0.5
 
 
+def test_the_cp_sat_model_proves_the_brute_force_optimum(breaker22, brute):
+    """cpmodel/models/grid_best.py, the constraint side of --prove (benchmarks/grid_prove.py
+    compares it): on 2x2 it proves the best board, and its board scores that much."""
+    from cpmodel.models import grid_best
+
+    status, best, bound, board, _, pairs = grid_best.solve(2, 2, WORDS, BOGGLE, time_limit=60, workers=1)
+    assert status == "OPTIMAL" and best == bound == brute and pairs > 0
+    assert breaker22.score(board) == brute
+
+
 def _prove(*args, timeout=180):
     proc = run_cli("grid", *args, "--json", timeout=timeout)
     return proc, (json.loads(proc.stdout) if proc.stdout.strip() else None)
