@@ -22,6 +22,13 @@ from cpmodel.core.specs import RectangleSpec
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# A suite started in the background by a shell without job control (``pytest &``) inherits
+# SIGINT and SIGQUIT ignored (nohup: SIGHUP), and so would every command it starts, which
+# keeps an ignored signal ignored, as it should: the signal tests would see no signal at all.
+for _sig in (signal.SIGINT, signal.SIGQUIT, signal.SIGHUP):
+    if signal.getsignal(_sig) == signal.SIG_IGN:
+        signal.signal(_sig, signal.default_int_handler if _sig == signal.SIGINT else signal.SIG_DFL)
+
 # Time is not the property under test: a per-example deadline fails on a loaded machine.
 settings.register_profile("suite", deadline=None)
 settings.load_profile("suite")

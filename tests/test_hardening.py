@@ -59,7 +59,12 @@ def _signalled_run(args, signum: int, delay: float) -> tuple[subprocess.Complete
     time.sleep(delay)
     sent = time.monotonic()
     proc.send_signal(signum)
-    out, err = proc.communicate(timeout=60)
+    try:
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:  # it did not stop: the test fails, and leaves no process behind
+            proc.kill()
+            proc.communicate()
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err), time.monotonic() - sent
 
 

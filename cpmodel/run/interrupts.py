@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import _thread
 import contextlib
-import os
 import signal
 import sys
 import threading
@@ -44,6 +43,9 @@ left_running = False  # a task was left to finish alone in a thread: the process
 _count = 0  # how many stop signals arrived so far (a Mark compares against it)
 _depth = 0  # how many deferred() blocks are open in the main thread
 _held_since = 0  # _count when the outermost one opened
+_in_hook = False  # the unraisable hook is running (see _redeliver_swallowed)
+_swallowed = False  # a stop's exception was swallowed and has not been raised again yet
+_resending = False  # a swallowed stop was handed on again: later signals are only recorded
 
 # What a run stopped before any search could report says, as one JSON document.
 NOTHING_FOUND = {"status": "unknown", "count": 0, "complete": False, "stopped_by": "interrupt", "solutions": []}
@@ -64,12 +66,18 @@ def _record(signum: int) -> None:
 
 
 def _raise(signum, frame) -> None:
+    global _swallowed
     _record(signum)
+    if _in_hook or (_resending and not _swallowed):
+        return  # raised in the hook, it would be swallowed again; or a resend after the stop was raised
+    _swallowed = False
     raise KeyboardInterrupt() if signum == signal.SIGINT else Terminated(signum)
 
 
 def _hold(signum, frame) -> None:
+    global _swallowed
     _record(signum)
+    _swallowed = False  # a deferred block has it now, and polls it
 
 
 def install() -> None:
@@ -90,19 +98,26 @@ def _redeliver_swallowed(unraisable) -> None:
     """A stop signal's exception raised where Python cannot raise (a weakref callback,
     such as the import system's module-lock clean-up, or a ``__del__``) is swallowed
     with an "Exception ignored" traceback, and the run would go on as if no signal had
-    come. Send the signal again, quietly, from another thread, so that it is handled
-    once this hook has returned, at the next ordinary line."""
-    exc = unraisable.exc_value
-    if isinstance(exc, KeyboardInterrupt) and received is not None:
-        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
-        _thread.start_new_thread(_send_soon, (signum,))  # Thread.start() would wait, and take the signal
-        return
-    sys.__unraisablehook__(unraisable)
+    come. Quietly, a thread hands the signal to the main thread again, every 50 ms,
+    until it has been raised where it counts (see _raise)."""
+    global _in_hook, _swallowed, _resending
+    _in_hook = True
+    try:
+        exc = unraisable.exc_value
+        if not (isinstance(exc, KeyboardInterrupt) and received is not None):
+            sys.__unraisablehook__(unraisable)
+        elif not _swallowed:
+            _swallowed = _resending = True
+            signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+            _thread.start_new_thread(_resend, (signum,))  # Thread.start() waits, and could take the signal
+    finally:
+        _in_hook = False
 
 
-def _send_soon(signum: int) -> None:
-    time.sleep(0.01)  # the hook has long returned
-    os.kill(os.getpid(), signum)
+def _resend(signum: int) -> None:
+    while _swallowed:
+        _thread.interrupt_main(signal.Signals(signum))  # the main thread runs _raise at its next line
+        time.sleep(0.05)
 
 
 def note(exc: BaseException) -> None:
@@ -227,6 +242,8 @@ def block_late_signals() -> None:
     until the process has exited. Python's shutdown restores the default handlers, and a
     signal then would kill the process (SIGQUIT with a core dump) instead of exiting with
     the code already chosen."""
+    global _swallowed
+    _swallowed = False  # and no swallowed one is handed on any more
     signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
 
 
