@@ -199,7 +199,7 @@ def test_cancel_stops_a_job_within_seconds(api):
     job = api.post("/api/jobs", json=LONG_COUNT).json()
     time.sleep(1.0)
     began = time.monotonic()
-    assert api.post(f"/api/jobs/{job['id']}/cancel").json()["cancelled"]
+    assert api.post(f"/api/jobs/{job['id']}/cancel", json={}).json()["cancelled"]
     while api.get(f"/api/jobs/{job['id']}").json()["state"] != "done":
         assert time.monotonic() - began < 6
         time.sleep(0.05)
@@ -223,7 +223,7 @@ def test_a_full_queue_answers_busy_with_its_size_and_the_server_keeps_answering(
         assert time.monotonic() - began < 0.5
     finally:
         for job in started:
-            api.post(f"/api/jobs/{job['id']}/cancel")
+            api.post(f"/api/jobs/{job['id']}/cancel", json={})
     deadline = time.monotonic() + 10
     while api.get("/api/status").json()["running"] and time.monotonic() < deadline:
         time.sleep(0.1)

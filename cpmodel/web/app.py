@@ -13,8 +13,10 @@ Routes (every JSON answer is the CLI's ``--json`` document, docs/json.md):
 - ``GET /api/status``: workers and queue.
 
 Safety: static files come from a fixed table made at start-up (no request
-names a file), request bodies are capped, every answer carries a content
-security policy that allows only this origin's scripts and styles, and the
+names a file); only a request from this origin (or from no browser) may
+change state or use the API, and only with a JSON body (cpmodel.web.guard:
+403, 415); request bodies are capped; every answer carries a content
+security policy that allows only this origin's scripts and styles; and the
 pages put user text in the DOM as text, never as HTML.
 """
 
@@ -36,7 +38,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from cpmodel.core.errors import InputError
-from cpmodel.web import forms, game
+from cpmodel.web import forms, game, guard
 from cpmodel.web.jobs import DONE, Busy, JobManager
 from cpmodel.web.source import with_sources
 
@@ -170,10 +172,11 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
                Route("/api/banana/game/{id}/{move}", game_move, methods=["POST"]),
                Route("/api/{puzzle}", solve, methods=["POST"])]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)), Middleware(_Headers)],
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)), Middleware(_Headers),
+                                Middleware(guard.SameOriginJson)],
                     exception_handlers={InputError: _bad_input, Busy: _busy, HTTPException: _http_error,
                                         Exception: _internal})
-    app.state.jobs = jobs
+    app.state.jobs, app.state.games = jobs, games
     return app
 
 
