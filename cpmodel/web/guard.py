@@ -80,10 +80,10 @@ def cross_site(scope) -> str | None:
         return "cross-site request refused: the request repeats its Origin or Sec-Fetch-Site header"
     if origins and (own is None or _normal(origins[0]) != own):
         return (f"cross-site request refused: Origin {origins[0]!r:.80} is not this server's "
-                f"({own or 'unknown'}); only its own pages may change state")
+                f"({own or 'unknown'}); only its own pages may call its API")
     if sites and sites[0].strip().lower() not in FETCH_SITES:
         return (f"cross-site request refused: Sec-Fetch-Site is {sites[0]!r:.40}; "
-                f"only this server's own pages ({' or '.join(FETCH_SITES)}) may change state")
+                f"only this server's own pages ({' or '.join(FETCH_SITES)}) may call its API")
     return None
 
 
