@@ -21,7 +21,13 @@ def entry() -> int:
         if "--json" in sys.argv or "--jsonl" in sys.argv:
             print(json.dumps(interrupts.NOTHING_FOUND), flush=True)
         print("interrupted while starting: nothing was done (unknown)", file=sys.stderr)
-        return interrupts.exit_code()
+        # end now, not through Python's shutdown: a KeyboardInterrupt that landed inside a
+        # pybind11 module's import-time exec (pybind11_abseil, under ortools) leaves CPython's
+        # "unhandled Ctrl-C" flag set, and the process would then kill itself with SIGINT
+        # (status -2) instead of exiting with 130; nothing has started that needs a clean-up
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(interrupts.exit_code())
     try:
         code = main()
         interrupts.block_late_signals()

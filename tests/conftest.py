@@ -5,7 +5,9 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -13,11 +15,16 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from cpmodel.core.lexicon import Lexicon
 from cpmodel.core.specs import RectangleSpec
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# Time is not the property under test: a per-example deadline fails on a loaded machine.
+settings.register_profile("suite", deadline=None)
+settings.load_profile("suite")
 
 # A 3x3 word square is planted here (bit/ice/ten ↔ bit/ice/ten) plus distractors.
 TINY_WORDS = """bit ice ten bat ate tea eat net tin nit act cat tic ant tan eta ten ire tie bet
@@ -106,6 +113,25 @@ def subprocess_env() -> dict:
     return dict(os.environ, PYTHONPATH=str(ROOT), COLUMNS="120")
 
 
+def handlers_installed(pid: int) -> bool:
+    """cpmodel catches SIGTERM once its signal handling is in place (Python alone does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True  # gone already, or no /proc: nothing to wait for
+    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status).group(1), 16)
+    return bool(caught >> (signal.SIGTERM - 1) & 1)
+
+
+def wait_for_handlers(proc: subprocess.Popen, seconds: float = 60) -> None:
+    """Until the child's signal handlers are in place: a signal sent sooner would kill a bare
+    interpreter, and a fixed sleep is not enough on a loaded machine (the imports alone can
+    take a second)."""
+    deadline = time.monotonic() + seconds
+    while not handlers_installed(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def run_cli(*args: str, timeout: float = 120, env_extra: dict | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, COLUMNS="120")
     env.update(env_extra or {})
@@ -136,6 +162,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _wait_for_port(port: int, server: subprocess.Popen, seconds: float = 60) -> None:
+    """Until ``server`` accepts connections on ``port`` (a scheduler takes a second or two to start)."""
+    import socket
+
+    deadline = time.monotonic() + seconds
+    while server.poll() is None and time.monotonic() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise RuntimeError(f"the scheduler did not listen on port {port}")
+
+
 @pytest.fixture
 def dask_cluster():
     """A real Dask scheduler and two one-thread workers on loopback; none outlives the test."""
@@ -146,7 +186,7 @@ def dask_cluster():
     procs = [subprocess.Popen([dask, "scheduler", "--host", "127.0.0.1", "--port", str(port), "--dashboard-address", ":0"],
                               env=subprocess_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
     try:
-        time.sleep(2)
+        _wait_for_port(port, procs[0])
         workers = [subprocess.Popen([dask, "worker", address, "--nthreads", "1", "--nworkers", "1", "--no-nanny",
                                      "--dashboard-address", ":0"], cwd=ROOT, env=subprocess_env(),
                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]

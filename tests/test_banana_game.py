@@ -6,8 +6,6 @@ import json
 import xml.etree.ElementTree as ET
 from collections import Counter
 
-from conftest import run_cli
-
 from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
 from cpmodel.core.validate import banana_problems
@@ -15,6 +13,7 @@ from cpmodel.show.svg import layout_svg
 from heuristics.bananagrams import WordTable
 from heuristics.game import DUMP, PEEL, START, hardness, play
 from heuristics.peel import ATTACH, REPAIR, RESOLVE, STUCK, PeelLimits, align, attach, moved_tiles, peel
+from tests.conftest import run_cli
 
 WORDS = ["cat", "cats", "at", "as", "ta", "act", "sat", "tas", "scat", "qi", "it", "is", "ti", "si",
          "tic", "tics", "ai", "ais", "sac", "tact", "ax", "xi", "ta", "to", "so", "os", "ox", "on", "no"]

@@ -6,7 +6,6 @@ import json
 from collections import Counter
 
 import pytest
-from conftest import run_cli
 
 from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
@@ -15,6 +14,7 @@ from cpmodel.core.specs import banana_bag, banana_spec, draw_hand, parse_hand
 from cpmodel.core.validate import banana_problems
 from cpmodel.models import bananagrams as cpsat
 from heuristics import bananagrams as backtrack
+from tests.conftest import run_cli
 
 WORDS = {"cat", "cats", "act", "sat", "at", "as", "ta", "tas", "sac", "scat", "tact"}
 
@@ -71,7 +71,7 @@ def test_no_layout_is_proven_none_by_cpsat_only():
 
 def test_none_skips_boxes_inside_an_infeasible_one():
     """'none' needs every candidate box settled: solved infeasible, or inside one that is."""
-    from conftest import brute_force_bananagrams
+    from tests.conftest import brute_force_bananagrams
 
     spec = small_spec("aaaaat", WORDS)
     result = cpsat.solve(spec, Control(time_limit=60))

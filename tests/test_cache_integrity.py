@@ -13,11 +13,11 @@ import os
 from importlib import resources
 
 import pytest
-from conftest import run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cpmodel.core import lexicon as lex
+from tests.conftest import run_cli
 
 
 @pytest.fixture(scope="module")

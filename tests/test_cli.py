@@ -9,7 +9,8 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, TINY_WORDS, run_cli, run_json
+
+from tests.conftest import ROOT, TINY_WORDS, run_cli, run_json, wait_for_handlers
 
 KEYS = {"status", "count", "complete", "solutions", "seconds"}
 
@@ -112,7 +113,8 @@ def test_ctrl_c_keeps_solutions_and_exits_130():
         [sys.executable, "-m", "cpmodel", "rect", "5x6", "--solver", "backtrack", "--all", "--json"],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    time.sleep(4)
+    wait_for_handlers(proc)
+    time.sleep(1.5)  # searching: the whole 5x6 enumeration takes minutes
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pickle
 
 import pytest
-from conftest import brute_force_rectangles
 
 from cpmodel.core.control import Request
 from cpmodel.core.jobs import Job
 from cpmodel.core.specs import rectangle_spec
 from cpmodel.run import engines
+from tests.conftest import brute_force_rectangles
 
 
 def test_a_job_pickles_and_runs_the_same_after(tiny_lexicon):

@@ -4,7 +4,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import ROOT
+
+from tests.conftest import ROOT
 
 CASES = [
     ("01_word_square_3x3.py", [], "agree"),

@@ -21,7 +21,7 @@ from cpmodel.commands import cli
 from cpmodel.core.lexicon import load_default
 from cpmodel.core.specs import rectangle_spec
 from cpmodel.core.validate import check_rectangle
-from tests.conftest import ROOT, run_cli
+from tests.conftest import ROOT, run_cli, wait_for_handlers
 
 DOCS = (ROOT / "docs" / "json.md").read_text()
 
@@ -36,6 +36,7 @@ def _restore_signal_handlers():
     for sig, handler in saved.items():
         signal.signal(sig, handler)
     interrupts.received = None
+    sys.unraisablehook = sys.__unraisablehook__
 
 
 # -- signals ----------------------------------------------------------------------------
@@ -51,22 +52,10 @@ LONG_RUNS = {
 }
 
 
-def _handlers_installed(pid: int) -> bool:
-    """cpmodel catches SIGTERM once its signal handling is in place (Python alone does not)."""
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return True  # gone already, or no /proc: nothing to wait for
-    caught = int(re.search(r"SigCgt:\s*([0-9a-f]+)", status).group(1), 16)
-    return bool(caught >> (signal.SIGTERM - 1) & 1)
-
-
 def _signalled_run(args, signum: int, delay: float) -> tuple[subprocess.CompletedProcess, float]:
     proc = subprocess.Popen([sys.executable, "-m", "cpmodel", *args], cwd=ROOT, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, env=dict(os.environ, COLUMNS="120"))
-    deadline = time.monotonic() + 30
-    while not _handlers_installed(proc.pid) and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for_handlers(proc)
     time.sleep(delay)
     sent = time.monotonic()
     proc.send_signal(signum)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import TINY_WORDS, run_cli
 
 from cpmodel.commands.cli import build_parser
 from cpmodel.core.errors import InputError
+from tests.conftest import TINY_WORDS, run_cli
 
 # (command words before the option, the option, the smallest value it takes)
 NUMERIC_OPTIONS = [

@@ -9,7 +9,9 @@ and that the README and the guide lead to every notebook.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
 import re
 
 import pytest
@@ -32,16 +34,27 @@ def test_there_are_notebooks():
     assert NOTEBOOKS, "docs/notebooks holds no notebook"
 
 
-def test_the_test_command_runs_every_notebook_with_nbmake():
+def test_the_test_command_runs_every_notebook_with_nbmake(request):
     tomllib = pytest.importorskip("tomllib")  # Python 3.11+
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
-    options = project["tool"]["pytest"]["ini_options"]
-    assert "--nbmake" in options["addopts"] and "docs/notebooks" in options["testpaths"]
+    assert "docs/notebooks" in project["tool"]["pytest"]["ini_options"]["testpaths"]
     extra = " ".join(project["project"]["optional-dependencies"]["notebooks"])
     for package in ("ipykernel", "matplotlib", "nbmake", "jupyterlab"):
         assert package in extra
     readme_test_line = re.findall(r"```bash\n(.*?)```", (ROOT / "README.md").read_text(), re.S)[0].splitlines()[1]
     assert "notebooks" in readme_test_line.split("&&")[0]  # the test command installs the extra
+    loaded = any(str(getattr(plugin, "__file__", "")).endswith("docs/notebooks/conftest.py")
+                 for plugin in request.config.pluginmanager.get_plugins())
+    if loaded and importlib.util.find_spec("nbmake"):  # the run includes the notebooks: nbmake is on, short
+        assert request.config.option.nbmake and os.environ["CPMODEL_LESSONS"] in ("quick", "full")
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_a_lesson_reads_its_scale_from_the_environment(path):
+    """CPMODEL_LESSONS=quick (the test run) shrinks what a lesson measures; its first code cell reads it."""
+    code = _cells(path, "code")
+    slow = any(re.search(r"\bQUICK\b", _source(cell)) for cell in code[1:])
+    assert not slow or 'os.environ.get("CPMODEL_LESSONS") == "quick"' in _source(code[0]), path.name
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)

@@ -21,7 +21,7 @@ from cpmodel.core.specs import BananaSpec, rectangle_spec
 from cpmodel.core.validate import check_rectangle
 from cpmodel.run import engines
 from cpmodel.run.portfolio import HEAD_START, Entrant, SharedIncumbent, gather, portfolio_plan, race
-from tests.conftest import ROOT, brute_force_rectangles, run_cli
+from tests.conftest import ROOT, brute_force_rectangles, run_cli, wait_for_handlers
 
 ALL, COUNT, BEST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)
 PLANS = [[Entrant("backtrack"), Entrant("cp")], [Entrant("cp"), Entrant("cpsat")], [Entrant("backtrack", 2)],
@@ -215,6 +215,7 @@ LONG_RACE = ("rect", "5x7", "--best", "--jobs", "2", "--json")
 
 def test_ctrl_c_stops_the_race_keeps_the_best_and_leaves_no_child():
     proc, children = start_race(*LONG_RACE)
+    wait_for_handlers(proc)
     time.sleep(1.0)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)

@@ -14,7 +14,6 @@ import itertools
 import math
 from collections import Counter
 
-from conftest import brute_force_bananagrams, brute_force_rectangles, brute_force_wordscapes
 from hypothesis import HealthCheck, assume, event, given, settings
 from hypothesis import strategies as st
 
@@ -34,6 +33,7 @@ from cpmodel.models import wordscapes_cp as scapes_cp
 from heuristics import bananagrams as banana_backtrack
 from heuristics import rectangle as rect_backtrack
 from heuristics import wordscapes as scapes_backtrack
+from tests.conftest import brute_force_bananagrams, brute_force_rectangles, brute_force_wordscapes
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 ALL, COUNT, BEST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)

@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from conftest import brute_force_rectangles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_properties import words_over
@@ -23,6 +22,7 @@ from cpmodel.core.control import Control, Request
 from cpmodel.core.lexicon import Lexicon, load_default
 from cpmodel.core.specs import rectangle_spec
 from heuristics import rectangle as backtrack
+from tests.conftest import brute_force_rectangles
 
 ALL, COUNT = Request(limit=None), Request(limit=None, count_only=True)
 MODES = [ALL, COUNT, Request(limit=1), Request(limit=3)]

@@ -8,7 +8,6 @@ order without lookahead is Algorithm B itself, node for node.
 from __future__ import annotations
 
 import pytest
-from conftest import brute_force_rectangles
 
 from cpmodel.core.control import Request
 from cpmodel.core.lexicon import load_default
@@ -16,6 +15,7 @@ from cpmodel.core.specs import rectangle_spec
 from cpmodel.core.validate import rectangle_problems
 from heuristics import rectangle as backtrack
 from heuristics.rectangle_orders import ORDERS, search
+from tests.conftest import brute_force_rectangles
 
 VARIANTS = [(order, lookahead) for order in ORDERS for lookahead in (False, True)]
 

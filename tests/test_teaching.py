@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import ROOT, TINY_WORDS, run_cli
+from tests.conftest import ROOT, TINY_WORDS, run_cli
 
 
 def test_explain_rect_counts_the_model(word_file):
@@ -55,5 +55,5 @@ def test_compare_plot_writes_a_png(word_file, tmp_path):
     pytest.importorskip("matplotlib")
     path = word_file(TINY_WORDS)
     png = tmp_path / "compare.png"
-    proc = run_cli("compare", "--dict", path, "--time-limit", "1", "--plot", str(png), timeout=300)
+    proc = run_cli("compare", "--quick", "--dict", path, "--time-limit", "1", "--plot", str(png), timeout=300)
     assert proc.returncode == 0 and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -10,7 +10,6 @@ import sys
 import time
 
 import pytest
-from conftest import ROOT, brute_force_rectangles, brute_force_wordscapes, run_cli
 
 from cpmodel.core.boards import parse_crossword
 from cpmodel.core.control import Control, Request
@@ -19,6 +18,7 @@ from cpmodel.core.lexicon import Lexicon, load_default
 from cpmodel.core.specs import rectangle_spec, wordscapes_spec
 from cpmodel.core.validate import rank_objective, rectangle_problems, wordscapes_problems
 from cpmodel.run import engines
+from tests.conftest import ROOT, brute_force_rectangles, brute_force_wordscapes, run_cli, wait_for_handlers
 
 ENGINES = ("backtrack", "cp", "cpsat")
 ALL, COUNT, BEST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True)
@@ -127,7 +127,8 @@ def test_cp_time_limit_is_honest():
 def test_cp_ctrl_c_keeps_what_it_found(mode):
     proc = subprocess.Popen([sys.executable, "-m", "cpmodel", "rect", "5x6", "--top", "5000", mode, "--solver", "cp",
                              "--jobs", "1", "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    wait_for_handlers(proc)
+    time.sleep(1.5)  # searching: the model is built in well under a second, the search takes minutes
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err

@@ -9,9 +9,9 @@ import sys
 from collections import Counter
 
 import pytest
-from conftest import ROOT, TINY_WORDS, run_cli, run_json
 
 from cpmodel.core.lexicon import Lexicon, load_default, load_file
+from tests.conftest import ROOT, TINY_WORDS, run_cli, run_json
 
 
 def _walk(parser: argparse.ArgumentParser, path=()):
@@ -251,7 +251,8 @@ def test_compare_fits_80_columns_piped():
     proc = run_cli("compare", "--quick", "--time-limit", "20", env_extra={"COLUMNS": "80"}, timeout=300)
     assert proc.returncode == 0, proc.stderr
     _fits(proc.stdout)
-    for case in ("3x3 --top 100 --all", "11 tiles, seed 0", "ring board, retains --count"):
+    assert "undecided" not in proc.stdout  # the quick cases are small enough for every engine to settle
+    for case in ("3x3 --top 100 --all", "7 tiles, seed 0", "cross board, stone --count"):
         assert case in proc.stdout.replace("\n", " ") or all(part in proc.stdout for part in case.split())
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from conftest import brute_force_wordscapes, run_cli
 
 from cpmodel.core.boards import parse_crossword
 from cpmodel.core.control import Request
@@ -12,6 +11,7 @@ from cpmodel.core.specs import wordscapes_spec
 from cpmodel.core.validate import wordscapes_problems
 from cpmodel.models import wordscapes as cpsat
 from heuristics import wordscapes as backtrack
+from tests.conftest import brute_force_wordscapes, run_cli
 
 WORDS = Lexicon("""ten net tea eat ate eta tan ant nat tae neat ante etna anet sate seat east teas eats
 set sea tee see ens sen tens nets ease tease setae".split()""".split()[:-1], source="tiny")

@@ -28,9 +28,13 @@ imports ends quietly with its exit code.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
+import os
 import signal
+import sys
 import threading
+import time
 from typing import Any
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
@@ -79,6 +83,26 @@ def install() -> None:
                 signal.signal(sig, _raise)
         except ValueError:  # not the main thread: whoever owns it handles signals
             return
+    sys.unraisablehook = _redeliver_swallowed
+
+
+def _redeliver_swallowed(unraisable) -> None:
+    """A stop signal's exception raised where Python cannot raise (a weakref callback,
+    such as the import system's module-lock clean-up, or a ``__del__``) is swallowed
+    with an "Exception ignored" traceback, and the run would go on as if no signal had
+    come. Send the signal again, quietly, from another thread, so that it is handled
+    once this hook has returned, at the next ordinary line."""
+    exc = unraisable.exc_value
+    if isinstance(exc, KeyboardInterrupt) and received is not None:
+        signum = exc.signum if isinstance(exc, Terminated) else signal.SIGINT
+        _thread.start_new_thread(_send_soon, (signum,))  # Thread.start() would wait, and take the signal
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def _send_soon(signum: int) -> None:
+    time.sleep(0.01)  # the hook has long returned
+    os.kill(os.getpid(), signum)
 
 
 def note(exc: BaseException) -> None:
