@@ -201,7 +201,7 @@ def test_cancel_stops_a_job_within_seconds(api):
     job = api.post("/api/jobs", json=LONG_COUNT).json()
     time.sleep(1.0)
     began = time.monotonic()
-    assert api.post(f"/api/jobs/{job['id']}/cancel").json()["cancelled"]
+    assert api.post(f"/api/jobs/{job['id']}/cancel", json={}).json()["cancelled"]
     while api.get(f"/api/jobs/{job['id']}").json()["state"] != "done":
         assert time.monotonic() - began < 6
         time.sleep(0.05)
@@ -225,7 +225,7 @@ def test_a_full_queue_answers_busy_with_its_size_and_the_server_keeps_answering(
         assert time.monotonic() - began < 0.5
     finally:
         for job in started:
-            api.post(f"/api/jobs/{job['id']}/cancel")
+            api.post(f"/api/jobs/{job['id']}/cancel", json={})
     deadline = time.monotonic() + 10
     while api.get("/api/status").json()["running"] and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -528,6 +528,76 @@ def test_bananagrams_by_keyboard_and_check_marks_the_broken_rule(browser, server
     browser.find_element("css selector", "#use-hand").click()
     message = wait(browser, lambda d: _new_error(d, checked), 10)
     assert "the hand may hold only letters" in message and no_script_ran(browser)
+
+
+ATTACK = """<!doctype html><meta charset="utf-8"><title>another site</title>
+<iframe name="sink0"></iframe><iframe name="sink1"></iframe><iframe name="sink2"></iframe>
+<form target="sink0" method="post" action="{url}/api/jobs" enctype="text/plain">
+  <input name='{prefix}' value='"}}'></form>
+<form target="sink1" method="post" action="{url}/api/jobs">{inputs}</form>
+<form target="sink2" method="post" action="{url}/api/jobs" enctype="multipart/form-data">{inputs}</form>
+<script>
+window.loads = 0;
+for (const frame of document.querySelectorAll("iframe")) frame.addEventListener("load", () => window.loads++);
+for (const form of document.forms) form.submit();
+const body = JSON.stringify({job});
+fetch("{url}/api/jobs", {{method: "POST", mode: "no-cors", body}}).then(
+  (answer) => window.plain = answer.type, (error) => window.plain = "failed: " + error);
+fetch("{url}/api/jobs", {{method: "POST", headers: {{"Content-Type": "application/json"}}, body}}).then(
+  (answer) => window.json = answer.status, (error) => window.json = "refused");
+</script>"""
+
+
+def serve_attack(server) -> tuple:
+    """A page on another port of 127.0.0.1 (the same site, another origin) that posts LONG_COUNT to
+    the app as each of the three form encodings and as no-cors and JSON fetches; (http server, its URL)."""
+    import html
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    job = json.dumps(LONG_COUNT)
+    inputs = "".join(f'<input name="{key}" value="{html.escape(str(value))}">' for key, value in LONG_COUNT.items())
+    page = ATTACK.format(url=server.url, prefix=html.escape(job[:-1] + ', "pad": "', quote=True), inputs=inputs,
+                         job=job).encode()
+
+    class Attack(BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", 0), Attack)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    return other, f"http://127.0.0.1:{other.server_address[1]}/"
+
+
+def test_a_page_on_another_origin_cannot_start_a_job(browser, server, api):
+    """CSRF in a real browser: forms auto-submitted from a page on another port (text/plain,
+    urlencoded, multipart) and a no-cors fetch reach the server and are refused (Origin and
+    Sec-Fetch-Site are not this origin's; none is JSON); a JSON fetch dies at its preflight.
+    No job starts: a 30 s count would show in /api/status."""
+    deadline = time.monotonic() + 30
+    while (api.get("/api/status").json()["running"] or api.get("/api/status").json()["waiting"]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.1)
+    other, url = serve_attack(server)
+    try:
+        browser.get(url)
+        wait(browser, lambda d: d.execute_script("return window.loads >= 3 && window.plain && window.json"), 15)
+        assert browser.execute_script("return window.plain") == "opaque"  # it reached the server, which answered
+        assert browser.execute_script("return window.json") == "refused"
+        for _ in range(20):  # two seconds: a started job would be running (or queued) all along
+            status = api.get("/api/status").json()
+            assert status["running"] == 0 and status["waiting"] == 0, status
+            time.sleep(0.1)
+    finally:
+        other.shutdown()
+        other.server_close()
 
 
 def test_sigterm_stops_the_server_and_every_worker_leaving_no_process(server, api):

@@ -13,9 +13,13 @@ Routes (every JSON answer is the CLI's ``--json`` document, docs/json.md):
 - ``GET /api/status``: workers and queue.
 
 Safety: static files come from a fixed table made at start-up (no request
-names a file), request bodies are capped, every answer carries a content
-security policy that allows only this origin's scripts and styles, and the
-pages put user text in the DOM as text, never as HTML.
+names a file); only a request from this origin (or from no browser) may
+change state or use the API, and only with a JSON body (cpmodel.web.guard:
+403, 415); request bodies are capped and must be a plain JSON object (no
+deep nesting, huge or non-finite numbers, repeated keys, NUL or lone
+surrogates: 400); every answer carries a content security policy that
+allows only this origin's scripts and styles; and the pages put user text
+in the DOM as text, never as HTML.
 """
 
 from __future__ import annotations
@@ -36,7 +40,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from cpmodel.core.errors import InputError
-from cpmodel.web import forms, game
+from cpmodel.web import forms, game, guard
 from cpmodel.web.jobs import DONE, Busy, JobManager
 from cpmodel.web.source import with_sources
 
@@ -93,8 +97,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
 
     async def start(request: Request) -> JSONResponse:
         body = await _body(request)
-        puzzle = body.get("puzzle") if isinstance(body, dict) else None
-        command = forms.command_for(puzzle if isinstance(puzzle, str) else "", body)
+        command = forms.command_for(forms.Fields(body).text("puzzle", "puzzle", "", limit=40) or "", body)
         job = jobs.submit(command.argv, command.files, command.time_limit)
         position = job.events[-1][1].get("position", 0) if job.state != DONE else 0
         return JSONResponse({"id": job.id, "state": job.state, "position": position, "time_limit": command.time_limit,
@@ -112,6 +115,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
 
     async def cancel(request: Request) -> JSONResponse:
         job = find(request)
+        await _body(request)  # no fields, but held to every POST's rules: a hostile body cancels nothing
         jobs.cancel(job)
         return JSONResponse({"id": job.id, "state": job.state, "cancelled": job.cancelled})
 
@@ -122,7 +126,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
 
     async def game_new(request: Request) -> JSONResponse:
         body = await _body(request)
-        fields = forms.Fields(body if isinstance(body, dict) else {})
+        fields = forms.Fields(body)
         seed = fields.number("seed", "--seed", 0, 2**31 - 1, random.randrange(2**31))
         started = game.new_game(seed, fields.number("bag", "bag", game.OPENING, 144, 144),
                                 fields.text("hand", "HAND", limit=400))
@@ -137,7 +141,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         if played is None:
             raise HTTPException(404, "no such game (start a new one)")
         body = await _body(request)
-        fields = forms.Fields(body if isinstance(body, dict) else {})
+        fields = forms.Fields(body)
         layout = fields.text("layout", "layout", "", limit=8_000) or ""
         move = request.path_params["move"]
         answer: dict = {}
@@ -149,7 +153,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         elif move == "dump":
             answer["drawn"] = game.dump(played, fields.text("tile", "tile", "", limit=1) or "", random.Random())
         else:
-            raise HTTPException(404, f"no move {move!r} (check, peel or dump)")
+            raise HTTPException(404, f"no move {move!r:.40} (check, peel or dump)")
         answer["valid"] = not answer.get("problems")
         return JSONResponse({**answer, **played.to_json(), "rack": game.rack(played, layout) if move != "dump" else None})
 
@@ -170,10 +174,11 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
                Route("/api/banana/game/{id}/{move}", game_move, methods=["POST"]),
                Route("/api/{puzzle}", solve, methods=["POST"])]
     app = Starlette(routes=routes, lifespan=lifespan,
-                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)), Middleware(_Headers)],
+                    middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(hosts)), Middleware(_Headers),
+                                Middleware(guard.SameOriginJson)],
                     exception_handlers={InputError: _bad_input, Busy: _busy, HTTPException: _http_error,
                                         Exception: _internal})
-    app.state.jobs = jobs
+    app.state.jobs, app.state.games = jobs, games
     return app
 
 
@@ -184,8 +189,9 @@ def _file(files: dict, name: str) -> Response:
     return Response(content, media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
-async def _body(request: Request):
-    """The request's JSON body, at most MAX_BODY bytes (413 beyond, 400 when it is not JSON)."""
+async def _body(request: Request) -> dict:
+    """The request's JSON object, at most MAX_BODY bytes (413 beyond; 400 when it is not a plain
+    JSON object, cpmodel.web.guard.json_object); an empty body is the empty object."""
     declared = request.headers.get("content-length")
     if declared and declared.isdigit() and int(declared) > MAX_BODY:
         raise HTTPException(413, f"the request body may be at most {MAX_BODY:,} bytes")
@@ -196,12 +202,7 @@ async def _body(request: Request):
             raise HTTPException(413, f"the request body may be at most {MAX_BODY:,} bytes")
         chunks.append(chunk)
     raw = b"".join(chunks)
-    if not raw.strip():
-        return {}
-    try:
-        return json.loads(raw)
-    except ValueError:
-        raise InputError("the request body is not JSON") from None
+    return guard.json_object(raw) if raw.strip() else {}
 
 
 def _answer(result: dict) -> JSONResponse:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from cpmodel.commands.cli import build_parser, seconds, whole
 from cpmodel.core.errors import InputError
+from cpmodel.web.guard import kind
 
 TIME_DEFAULT, TIME_CEILING = 20.0, 60.0  # seconds per job: the default, and the most a request may ask
 MAX_TOP = 50_000  # --top
@@ -32,6 +33,7 @@ MAX_TEXT = 2_000  # characters in any text field
 MAX_BOARD = 15  # a Wordscapes board's rows and columns
 MAX_WHEEL = 12  # a Wordscapes wheel's letters
 MAX_LIMIT = 1_000  # --limit
+MAX_NUMBER_TEXT = 40  # characters in a number field sent as text
 RECT_MODES = ("familiar", "first", "limit", "all", "count", "best")
 
 
@@ -47,7 +49,7 @@ def command_for(puzzle: str, body: dict) -> Command:
     builders = {"rect": rect, "grid": grid, "wordscapes": wordscapes, "banana": banana, "words": words,
                 "explain": explain}
     if puzzle not in builders:
-        raise InputError(f"unknown puzzle {puzzle!r} (choose from {', '.join(builders)})")
+        raise InputError(f"unknown puzzle {puzzle!r:.40} (choose from {', '.join(builders)})")
     if not isinstance(body, dict):
         raise InputError("the request body must be a JSON object")
     command = builders[puzzle](Fields(body))
@@ -66,7 +68,7 @@ class Fields:
         if value is None or value == "":
             return default
         if not isinstance(value, str):
-            raise InputError(f"{option}: must be text, got {type(value).__name__}")
+            raise InputError(f"{option}: must be text, got {kind(value)}")
         if len(value) > limit:
             raise InputError(f"{option}: at most {limit} characters, got {len(value)}")
         return value
@@ -75,14 +77,12 @@ class Fields:
         value = self.body.get(key, default)
         if value is None or value == "":
             return default
-        if isinstance(value, bool):
-            raise InputError(f"argument {option}: must be a whole number, got {value!r}")
-        return _typed(whole(least, most), str(value), option)
+        return _typed(whole(least, most), _scalar(value, option, "a whole number"), option)
 
     def flag(self, key: str) -> bool:
         value = self.body.get(key, False)
         if not isinstance(value, bool):
-            raise InputError(f"{key}: must be true or false, got {value!r}")
+            raise InputError(f"{key}: must be true or false, got {_shown(value)}")
         return value
 
     def choice(self, key: str, option: str, choices: tuple[str, ...], default: str) -> str:
@@ -95,10 +95,31 @@ class Fields:
         value = self.body.get("time_limit")
         if value is None or value == "":
             return TIME_DEFAULT
-        limit = _typed(seconds, str(value), "--time-limit")
+        limit = _typed(seconds, _scalar(value, "--time-limit", "a number of seconds"), "--time-limit")
         if limit > TIME_CEILING:
             raise InputError(f"argument --time-limit: at most {TIME_CEILING:g} s on this server, got {value}")
         return limit
+
+
+def _scalar(value, option: str, wanted: str) -> str:
+    """A number field's value as the text the CLI would have read (a page sends "5", a script 5).
+    An array, an object, true or false is refused by its type; an overlong text by its start,
+    so the message stays short (the CLI's parsers quote the whole text they refuse)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise InputError(f"argument {option}: must be {wanted}, got {_shown(value)}")
+    text = str(value)
+    if len(text) > MAX_NUMBER_TEXT:
+        raise InputError(f"argument {option}: must be {wanted}, got {len(text):,} characters "
+                         f"(at most {MAX_NUMBER_TEXT}) starting {text[:20]!r}")
+    return text
+
+
+def _shown(value) -> str:
+    """A field's value for a one-line message: true, false and null as JSON writes them, an array
+    or an object by its type, anything else by its repr cut to 40 characters."""
+    if isinstance(value, (bool, list, dict)) or value is None:
+        return kind(value)
+    return f"{value!r:.40}"
 
 
 def _typed(parse, text: str, option: str):

@@ -29,6 +29,7 @@ const cp = (() => {
   const fail = (text) => say(text, "error");
 
   // POST JSON; resolves to the answer's JSON, rejects with the server's one-line message.
+  // Every POST goes through here: the server refuses one without Content-Type: application/json (415).
   async function post(url, body) {
     const answer = await fetch(url, {method: "POST", headers: {"Content-Type": "application/json"},
                                      body: JSON.stringify(body || {})});
@@ -44,7 +45,7 @@ const cp = (() => {
     let source = null, finished = false, id = null;
     const job = {
       cancel() {
-        if (id && !finished) fetch(`/api/jobs/${id}/cancel`, {method: "POST"});
+        if (id && !finished) post(`/api/jobs/${id}/cancel`).catch(() => {});  // JSON, as every POST must be
       },
     };
     const answer = await post("/api/jobs", body);  // 400 (bad input) and 503 (busy) reject here
