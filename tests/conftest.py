@@ -171,8 +171,6 @@ def _free_port() -> int:
 
 def _wait_for_port(port: int, server: subprocess.Popen, seconds: float = 60) -> None:
     """Until ``server`` accepts connections on ``port`` (a scheduler takes a second or two to start)."""
-    import socket
-
     deadline = time.monotonic() + seconds
     while server.poll() is None and time.monotonic() < deadline:
         try:
