@@ -388,3 +388,25 @@ def test_a_stopped_dask_run_stops_its_running_shards(dask_cluster):
     assert doc["status"] in ("found", "unknown") and not doc["complete"]
     time.sleep(2.0)  # a shard polls the stop every half second
     assert _busy([w.pid for w in workers]) < 0.2, "a shard ran on after its run was stopped"
+
+
+def test_a_dask_shard_reads_its_stop_from_any_thread(dask_cluster):
+    """The engines poll the stop from their own threads (a watcher, CP-SAT's callbacks). There
+    Event's lazy get_client() finds no worker: on a fresh worker the poll failed, read as a stop,
+    and a proof came back "not optimal" now and then under load."""
+    from distributed import Client, Event
+
+    def poll_from_another_thread(name: str) -> bool:
+        from cpmodel.run.flags import DaskStop
+
+        stop, seen = DaskStop(name), []
+        thread = threading.Thread(target=lambda: seen.append(stop.is_set()))
+        thread.start()
+        thread.join()
+        return seen[0]
+
+    address, _ = dask_cluster
+    with Client(address, timeout=30) as client:
+        assert client.submit(poll_from_another_thread, "cpmodel-test-stop", pure=False).result(timeout=60) is False
+        Event("cpmodel-test-stop", client=client).set()
+        assert client.submit(poll_from_another_thread, "cpmodel-test-stop", pure=False).result(timeout=60) is True

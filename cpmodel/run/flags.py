@@ -67,9 +67,12 @@ class DaskStop:
     POLL = 0.5
 
     def __init__(self, name: str):
-        from distributed import Event
+        from distributed import Event, get_client
 
-        self.event = Event(name)  # on a worker: through the worker's own client
+        # The worker's client, found now, in the task's own thread: the engines poll from their own
+        # threads (a watcher, CP-SAT's callbacks), where Event's lazy get_client() finds no worker
+        # and fails, which read as a stop and cut shards short.
+        self.event = Event(name, client=get_client())
         self.stopped = False
         self.looked_at = 0.0
 

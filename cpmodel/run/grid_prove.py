@@ -298,6 +298,8 @@ def _drive(pool, stripes, merge: _Merge, checkpoint, progress, deadline, history
         progress.update()
     if signals.asked:
         stopped_by = "interrupt"
+    elif stopped_by is None and not merge.finished and (deadline is None or time.monotonic() < deadline):
+        stopped_by = "worker"  # a shard came back unfinished on its own: its worker lost the scheduler
     if in_flight:
         pool.stop()
         _drain(in_flight, merge, checkpoint, history, started)
