@@ -5,11 +5,15 @@ commands), so that a Ctrl-C or SIGTERM at any moment, even during the
 imports, ends quietly with exit code 130 or 143 (cpmodel.run.interrupts).
 """
 
-import json
-import os
-import sys
+import time
 
-from cpmodel.run import interrupts
+BEGAN = time.monotonic()  # a --time-limit counts from here (cpmodel.core.clock)
+
+import json  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+
+from cpmodel.run import interrupts  # noqa: E402
 
 
 def entry() -> int:
@@ -29,7 +33,7 @@ def entry() -> int:
         sys.stderr.flush()
         os._exit(interrupts.exit_code())
     try:
-        code = main()
+        code = main(began=BEGAN)
         interrupts.block_late_signals()
     except KeyboardInterrupt as exc:  # a signal just after the run ended: its answer is out already
         interrupts.block_late_signals()

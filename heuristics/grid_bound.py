@@ -30,6 +30,8 @@ with one letter per cell, marking words already found.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import njit
 
@@ -49,11 +51,12 @@ class Tables:
     def __init__(self, words, table: ScoreTable, max_tiles: int, min_len: int = 3):
         children = [[-1] * 26]
         points = [0]
+        worth_of = length_points(table)
         for word in words:
             tiles = fold_qu(word)
             if tiles is None or len(tiles) > max_tiles or len(word) < min_len:
                 continue
-            worth = points_for_length(table.length_points, len(word))
+            worth = worth_of(len(word))
             if worth <= 0:
                 continue
             node = 0
@@ -94,6 +97,11 @@ def breadth_first(children: np.ndarray, points: np.ndarray) -> tuple[np.ndarray,
     index[order] = np.arange(len(order), dtype=np.int32)
     moved = children[order]
     return np.where(moved >= 0, index[np.maximum(moved, 0)], -1).astype(np.int32), points[order]
+
+
+def length_points(table: ScoreTable):
+    """``length → points`` of ``table``, remembered (a lexicon has a few dozen lengths and 170,000 words)."""
+    return functools.lru_cache(maxsize=None)(functools.partial(points_for_length, table.length_points))
 
 
 def fold_qu(word: str) -> str | None:

@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from cpmodel.core.scoring import points_for_length
 from heuristics.grid_bound import (
     ALPHABET,
     Tables,
@@ -44,6 +43,7 @@ from heuristics.grid_bound import (
     board_score,
     break_class,
     fold_qu,
+    length_points,
     letters_of,
     mask_of,
     split_order,
@@ -134,11 +134,12 @@ class Breaker:
         """Each word's tiles counted by bucket, and its points (for :meth:`count_bound`)."""
         bucket_of = {ch: b for b, letters in enumerate(self.buckets) for ch in letters}
         counts, points = [], []
+        worth_of = length_points(table)
         for word in words:
             tiles = fold_qu(word)
             if tiles is None or len(tiles) > self.n or len(word) < 3:
                 continue
-            worth = points_for_length(table.length_points, len(word))
+            worth = worth_of(len(word))
             if worth > 0:
                 row = [0] * len(self.buckets)
                 for ch in tiles:

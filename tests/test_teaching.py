@@ -33,10 +33,10 @@ def test_explain_points_at_the_lines_that_add_each_family(word_file):
 
 def test_compare_suite_agrees_or_says_undecided(word_file):
     path = word_file(TINY_WORDS)
-    proc = run_cli("compare", "--dict", path, "--time-limit", "2", "--json", timeout=300)
+    proc = run_cli("compare", "--dict", path, "--time-limit", "120", "--json", timeout=300)
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0
-    assert len(doc["rows"]) == 12
+    assert len(doc["rows"]) == 12 and doc["complete"] and doc["stopped_by"] is None
     assert {r["agreement"] for r in doc["rows"]} <= {"identical sets", "same count", "same optimum", "both valid",
                                                      "undecided"}
     rect_3x3 = doc["rows"][0]
@@ -47,6 +47,14 @@ def test_compare_suite_agrees_or_says_undecided(word_file):
     big = next(r for r in doc["rows"] if r["case"] == "5x6 --top 3000 --all")
     assert big["engines"] == ["backtrack", "cp"] and "enumerate" in big["not_run"]["cpsat"]
     assert all(r["agreement"] != "undecided" for r in doc["rows"] if r["puzzle"] == "rect")
+
+
+def test_compare_keeps_its_time_limit_for_the_whole_suite(word_file):
+    """--time-limit is the suite's: it ends in time, with the cases it reached, and says so."""
+    proc = run_cli("compare", "--dict", word_file(TINY_WORDS), "--time-limit", "0.2", "--json", timeout=300)
+    doc = json.loads(proc.stdout)
+    assert proc.returncode == 0 and doc["stopped_by"] == "time-limit" and not doc["complete"]
+    assert len(doc["rows"]) < 12
 
 
 def test_compare_plot_writes_a_png(word_file, tmp_path):

@@ -19,6 +19,7 @@ from cpmodel.commands.common import (
     read_user_file,
     warn_unused,
 )
+from cpmodel.core import clock
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
@@ -67,17 +68,20 @@ def _run(args, stdout: Console, stderr: Console) -> int:
     gc.freeze()
     args.encoding = args.encoding or "automaton"
     params = cpsat_params(args.param)
-    job = Job("banana", spec, args.solver, time_limit=args.time_limit,
+    limit = clock.left(args.time_limit)  # what the word table and the hand left of the user's limit
+    job = Job("banana", spec, args.solver, time_limit=limit,
               options={"mode": args.mode or "free", "encoding": args.encoding, "log": args.log, "params": params})
     results, interrupted = [], False
+    # the searches, then --compact, share the limit (cpmodel.core.clock.Shares)
+    shares = clock.Shares(limit, (1 if auto else len(solvers)) + bool(args.compact))
     if auto:  # a race: the first layout, or CP-SAT's proof of none (the backtracker's unknown is not an answer)
-        control = Control(time_limit=args.time_limit)
+        control = Control(time_limit=shares.next())
         supervisor = Supervisor(control, f"auto ({' + '.join(solvers)}) banana {len(hand)} tiles", stderr)
         with Race(job, plan) as running:
             results.append(supervisor.run(lambda: running.wait(control)))
         interrupted = supervisor.interrupted
     for name in [] if auto else solvers:
-        control = Control(time_limit=args.time_limit)
+        control = Control(time_limit=shares.next())
         supervisor = Supervisor(control, f"{name} banana {len(hand)} tiles", stderr, engine=name)
         engine_job = job.with_engine(name)
         results.append(supervisor.run(partial(engines.run, engine_job, control)))
@@ -90,9 +94,10 @@ def _run(args, stdout: Console, stderr: Console) -> int:
         if found is not None:
             from cpmodel.models.bananagrams import compact
 
-            control = Control(time_limit=args.time_limit)
+            control = Control(time_limit=shares.next())
             stderr.print(Parts(["compacting: the backtracker in growing boxes, then CP-SAT on each smaller box",
-                                f"up to {args.time_limit:g} s (--time-limit)"], style="cyan"), highlight=False)
+                                f"up to {control.time_limit:.1f} s (what --time-limit left)"], style="cyan"),
+                         highlight=False)
             supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
             results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
@@ -255,7 +260,7 @@ def peel_layout(args, stdout: Console, stderr: Console) -> int:
     problems = banana_problems(cells, None, table.word_set)
     if problems:
         raise InputError(f"layout file {args.peel} is not a valid layout: {problems[0]}")
-    control = Control(time_limit=args.time_limit)
+    control = Control(time_limit=clock.left(args.time_limit))
     supervisor = Supervisor(control, f"peel {len(tiles)} tile(s) into {len(cells)}", stderr)
     result = supervisor.run(lambda: peel(cells, tiles, table, control))
     grid = layout_rows(result.cells) if result.cells else None
@@ -293,7 +298,7 @@ def play_game(args, stdout: Console, stderr: Console) -> int:
     if not 1 <= args.players <= 8:
         raise InputError(f"--players takes 1 to 8, got {args.players}")
     table = word_table(args, stderr)
-    control = Control(time_limit=args.time_limit)
+    control = Control(time_limit=clock.left(args.time_limit))
     supervisor = Supervisor(control, f"game seed {args.seed}, {args.players} player(s)", stderr)
     game = supervisor.run(lambda: play(table, args.seed, args.players, control))
     if args.svg and game.board:

@@ -24,7 +24,7 @@ from rich.console import Console
 
 from cpmodel.commands.auto import SOLVER_METAVAR
 from cpmodel.commands.common import EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_INTERNAL, EXIT_INTERRUPTED
-from cpmodel.core import checks
+from cpmodel.core import checks, clock
 from cpmodel.core.errors import InputError
 from cpmodel.run import interrupts
 
@@ -221,7 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     _explain_outputs(ex_scapes)
 
     compare = puzzles.add_parser("compare", help="a fixed, seeded suite on both solvers, in one table")
-    compare.add_argument("--time-limit", type=seconds, default=30.0, metavar="SECONDS", help="per solver and case")
+    compare.add_argument("--time-limit", type=seconds, default=300.0, metavar="SECONDS",
+                         help="for the whole suite (default 300; it takes ~75 s): each engine run gets what is "
+                              "left, at most 30 s")
     compare.add_argument("--quick", action="store_true", help="one small case per puzzle (seconds, not minutes)")
     compare.add_argument("--dict", metavar="FILE", help=DICT_HELP)
     compare.add_argument("--json", action="store_true", help="print one JSON document for scripts")
@@ -306,7 +308,7 @@ def _scale_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--estimate", action="store_true", help="estimate the search's size and time without running it")
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, began: float | None = None) -> int:
     """Run one command; returns its exit code (see docs/json.md, "Exit codes").
 
     Rich's markup and emoji codes are off: every string printed is the
@@ -314,9 +316,13 @@ def main(argv: list[str] | None = None) -> int:
     Whatever escapes a command ends in one line on stderr and its own exit
     code, never a traceback: bad input 2, a closed stdout 141 (quietly, as
     Unix tools do), a signal 128 + its number (with a document saying nothing was
-    found, when JSON was asked for and none was written), a bug 70."""
+    found, when JSON was asked for and none was written), a bug 70.
+
+    ``began``: when the process began (``python -m cpmodel``'s first line); a
+    ``--time-limit`` counts from it, or from this call."""
     interrupts.install()
     started = time.monotonic()
+    clock.begin(began)  # every --time-limit counts from the command's start (cpmodel.core.clock)
     stdout = _Console(markup=False, emoji=False)
     stderr = _Console(stderr=True, markup=False, emoji=False)
     argv = sys.argv[1:] if argv is None else argv

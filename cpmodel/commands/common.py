@@ -3,10 +3,12 @@ supervision and comparing two solvers (the JSON document: cpmodel.show.documents
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import partial
 
 from rich.console import Console
 
+from cpmodel.core import clock
 from cpmodel.core.control import Request
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
@@ -93,9 +95,10 @@ def run_solvers(job: Job, engines: list[str], label: str, header: dict, what: st
     gallery = Gallery(stdout, what, stderr, describe) if stream else None
 
     results = []
+    shares = clock.Shares(job.time_limit, len(engines))
     with interrupts.deferred(reraise=False) as signals:  # a signal stops the search, never cuts the document
         for name in engines:
-            control = job.new_control()
+            control = replace(job, time_limit=shares.next()).new_control()
             supervisor = Supervisor(control, f"{name} {label}", stderr, engine=name,  # a batch: one write to a file
                                     batch_printer=gallery.add_batch if stream else None)
             engine_job = job.with_engine(name)

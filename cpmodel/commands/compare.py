@@ -5,6 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from cpmodel.commands.common import EXIT_DISAGREE, EXIT_INTERRUPTED, load_lexicon
+from cpmodel.core import clock
 from cpmodel.core.errors import InputError
 from cpmodel.run import interrupts
 from cpmodel.show.documents import write_json
@@ -21,17 +22,19 @@ def run(args, stdout: Console, stderr: Console) -> int:
             raise InputError("--plot needs matplotlib: pip install -e '.[plot]'") from None
     lexicon = load_lexicon(args.dict, stderr)
     with interrupts.deferred(reraise=False):  # a signal ends the suite and keeps the finished rows
-        rows = compare.run_suite(lexicon, args.time_limit,
+        rows = compare.run_suite(lexicon, clock.left(args.time_limit),
                                  lambda puzzle, case: stderr.print(f"{puzzle} {case} …", style="cyan", highlight=False),
                                  quick=args.quick, stderr=stderr)
         stopped = interrupts.stop_asked()
+        spent = clock.left(args.time_limit) == 0  # the suite's time ran out: the later runs ended at once
         if args.json:
-            write_json(stdout, {"time_limit": args.time_limit, "rows": compare.to_json(rows), "complete": not stopped,
-                                "stopped_by": "interrupt" if stopped else None})
+            write_json(stdout, {"time_limit": args.time_limit, "rows": compare.to_json(rows),
+                                "complete": not (stopped or spent),
+                                "stopped_by": "interrupt" if stopped else "time-limit" if spent else None})
     if args.plot and rows:
         compare.plot(rows, args.plot)
     if not args.json:
-        table = compare_table(rows, args.time_limit)
+        table = compare_table(rows, args.time_limit, compare.RUN_CAP)
         stdout.print(table)
         if stopped:
             stdout.print(f"stopped by a signal: the {len(rows)} finished case(s) are shown", style="yellow",

@@ -17,6 +17,7 @@ from rich.console import Console
 from rich.text import Text
 
 from cpmodel.commands.common import EXIT_INTERRUPTED, check_lengths, load_lexicon, read_user_file
+from cpmodel.core import clock
 from cpmodel.core.boards import GridBoard
 from cpmodel.core.control import Control
 from cpmodel.core.errors import InputError
@@ -208,9 +209,10 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
         spec = interrupts.wait_in_thread(lambda: _compiled_spec(rows, cols, lexicon_words, table, args))
     except KeyboardInterrupt:  # stopped while numba loads or compiles: no board was scored
         return {"board": None, "stopped_by": "interrupt", "seconds": round(time.monotonic() - started, 2)}
-    job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=args.time_limit, options={"seed": args.seed})
+    limit = clock.left(args.time_limit)  # loading the kernels came out of the user's limit
+    job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=limit, options={"seed": args.seed})
     plan = grid_plan(args.jobs)
-    control = Control(time_limit=args.time_limit)
+    control = Control(time_limit=limit)
     supervisor = _Progress(control, f"best {rows}x{cols} board ({' + '.join(map(str, plan))}, seed {args.seed})", stderr)
     gc.freeze()
     with Race(job, plan) as running:

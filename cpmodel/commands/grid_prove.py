@@ -10,6 +10,7 @@ from __future__ import annotations
 from rich.console import Console
 
 from cpmodel.commands.common import EXIT_INTERRUPTED, load_lexicon
+from cpmodel.core import clock
 from cpmodel.core.errors import InputError
 from cpmodel.core.result import FOUND
 from cpmodel.core.validate import check_all, grid_word_problems
@@ -46,7 +47,7 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
     words = load_lexicon(args.dict, stderr, args.top).words
     options = ShardOptions(jobs=args.jobs or default_jobs(), scheduler=args.scheduler, checkpoint=args.checkpoint,
                            shards=args.shards, output="json" if args.json else "rich")
-    result = prove(words, table, rows, cols, options, args.time_limit, args.seed, stderr)
+    result = prove(words, table, rows, cols, options, clock.left(args.time_limit), args.seed, stderr)
     interrupted = result.stopped_by == "interrupt"
     if not result.board:
         return _nothing_found(result, args, stdout, stderr)
@@ -55,7 +56,8 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
     total = sum(w.score for w in found)
     if total != result.best:  # the kernel against the readable reference: a bug, never a claim
         raise RuntimeError(f"kernel scored {result.board} {result.best}, the reference {total}")
-    check_all([p for w in found for p in grid_word_problems(board, w.word, w.path, set(words))], "word list")
+    word_set = set(words)
+    check_all([p for w in found for p in grid_word_problems(board, w.word, w.path, word_set)], "word list")
     if args.json:
         write_json(stdout, document(result, found, args))
     else:

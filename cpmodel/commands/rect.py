@@ -7,6 +7,7 @@ from rich.console import Console
 from cpmodel.commands.auto import AUTO, familiar_request, plan_for, run_portfolio
 from cpmodel.commands.common import cpsat_params, engine_names, load_lexicon, run_solvers, solve_request, warn_unused
 from cpmodel.commands.sharded import dispatch, output_mode
+from cpmodel.core import clock
 from cpmodel.core.jobs import Job
 from cpmodel.core.specs import RectangleSpec, parse_pattern, parse_size, rectangle_spec
 
@@ -30,7 +31,8 @@ def rect_job_from_args(args, stderr: Console, engine: str | None = None) -> Job:
     options = {"encoding": args.encoding or "table", "orientation": args.orientation or "auto", "log": args.log,
                "params": cpsat_params(args.param)}
     request = familiar_request(args.time_limit) if familiar_mode(args) else solve_request(args)
-    return Job("rect", rect_spec_from_args(args, stderr), engine or args.solver, request, args.time_limit, options)
+    spec = rect_spec_from_args(args, stderr)
+    return Job("rect", spec, engine or args.solver, request, clock.left(args.time_limit), options)
 
 
 def run(args, stdout: Console, stderr: Console) -> int:

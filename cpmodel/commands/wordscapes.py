@@ -17,6 +17,7 @@ from cpmodel.commands.common import (
     warn_unused,
 )
 from cpmodel.commands.sharded import dispatch, output_mode
+from cpmodel.core import clock
 from cpmodel.core.checks import ascii_lower
 from cpmodel.core.errors import InputError
 from cpmodel.core.jobs import Job
@@ -25,7 +26,8 @@ from cpmodel.core.jobs import Job
 def run(args, stdout: Console, stderr: Console) -> int:
     engines = engine_names(args.solver, "wordscapes", best=args.best)
     spec = wordscapes_spec_from_args(args, stderr)
-    job = Job("wordscapes", spec, engines[0] if len(engines) == 1 else args.solver, solve_request(args), args.time_limit,
+    job = Job("wordscapes", spec, engines[0] if len(engines) == 1 else args.solver, solve_request(args),
+              clock.left(args.time_limit),
               {"log": args.log, "params": cpsat_params(args.param)})
     plan = plan_for(job, args.jobs) if engines == [AUTO] else None
     warn_unused(stderr, [entrant.engine for entrant in plan] if plan else engines,

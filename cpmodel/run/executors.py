@@ -45,7 +45,8 @@ from cpmodel.core.result import UNKNOWN, SolveResult
 from cpmodel.run import interrupts
 from cpmodel.run.flags import DaskStop, EitherFlag, StopFlag
 
-CLOSE_GRACE = 1.0  # seconds stopped workers get to leave before they are killed
+CLOSE_GRACE = 1.0  # seconds workers get to leave before they are killed
+STOPPED_GRACE = 0.25  # the same once the run was stopped: what they still hold was drained or is lost
 _stop = None  # in a local worker: the pool's stop flag, or this worker's own
 _task = threading.local()  # on a Dask worker: the stop flag of the task this thread runs
 
@@ -121,10 +122,11 @@ class LocalPool:
         self.stop_flag.set()
 
     def close(self, grace: float = CLOSE_GRACE) -> None:
-        """Shut the pool down: the workers get ``grace`` seconds to leave, then are killed; all are reaped."""
+        """Shut the pool down: the workers get ``grace`` seconds to leave (less after a stop), then
+        are killed; all are reaped."""
         processes = list((self.executor._processes or {}).values())  # the executor keeps no public handle
         self.executor.shutdown(wait=False, cancel_futures=True)
-        deadline = time.monotonic() + grace
+        deadline = time.monotonic() + (min(grace, STOPPED_GRACE) if self.stop_flag.is_set() else grace)
         for process in processes:
             process.join(max(0.0, deadline - time.monotonic()))
         for process in processes:

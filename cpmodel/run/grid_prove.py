@@ -37,7 +37,7 @@ from cpmodel.core.errors import InputError
 from cpmodel.core.scoring import ScoreTable
 from cpmodel.run import interrupts
 from cpmodel.run.checkpoint import Checkpoint, _json, record_sum
-from cpmodel.run.sharded import Progress, ShardOptions
+from cpmodel.run.sharded import TIME_UP_DRAIN, Progress, ShardOptions
 
 LOCAL_SHARDS = 64  # a local run: ~550 classes a shard on 3x3, a few seconds each
 FIXED_SHARDS = 256  # a checkpoint or a cluster: the plan a resume must find again
@@ -233,10 +233,13 @@ def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_sec
     from heuristics.grid_breaker import Breaker, climb
 
     started = time.monotonic()
+    deadline = None if time_limit is None else started + time_limit
     text = "\n".join(words)
     breaker = Breaker(words, table, rows, cols)
     seed_started = time.monotonic()
-    seed_score, seed_board = climb(breaker, min(seed_seconds, time_limit or seed_seconds), seed, _Asked(signals))
+    if deadline is not None:  # a short limit: the climb takes at most a third of what is left
+        seed_seconds = min(seed_seconds, max(0.0, deadline - seed_started) / 3)
+    seed_score, seed_board = climb(breaker, seed_seconds, seed, _Asked(signals))
     seed_took = time.monotonic() - seed_started
     shards = options.shards or (FIXED_SHARDS if options.checkpoint or options.scheduler else LOCAL_SHARDS)
     stripes = plan(rows, cols, shards)
@@ -251,15 +254,20 @@ def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_sec
             merge.add(cast(dict, record), resumed=True)  # this subclass's _verify keeps the record's dict
     from cpmodel.run.executors import pool_for
 
-    deadline = None if time_limit is None else started + time_limit
-    with pool_for(options.jobs, options.scheduler, checkpoint) as pool:
-        with _ProveProgress(stderr, f"prove {rows}x{cols}", merge) as progress:
-            stopped_by = _drive(pool, stripes, merge, checkpoint, progress, deadline, history, started, signals,
-                                lambda k, best, left: ProveTask(k, rows, cols, text, table, stripes[k], best, left))
+    if signals.asked or merge.finished or (deadline is not None and time.monotonic() >= deadline):
+        # stopped (or resumed whole) before any shard could start: no pool to start and close
+        stopped_by: str | None = "interrupt" if signals.asked else "time-limit"
+        where = "no shard ran"
+    else:
+        with pool_for(options.jobs, options.scheduler, checkpoint) as pool:
+            with _ProveProgress(stderr, f"prove {rows}x{cols}", merge) as progress:
+                stopped_by = _drive(pool, stripes, merge, checkpoint, progress, deadline, history, started, signals,
+                                    lambda k, best, left: ProveTask(k, rows, cols, text, table, stripes[k], best, left))
+        where = pool.where
     return ProveResult(rows, cols, merge.best, _notation(merge.board, cols), merge.upper, merge.finished,
                        None if merge.finished else (stopped_by or "time-limit"), merge.classes,
                        merge.classes_done, len(stripes), len(merge.done), merge.resumed, seed_score,
-                       round(seed_took, 2), time.monotonic() - started, pool.where, merge.nodes, merge.boards,
+                       round(seed_took, 2), time.monotonic() - started, where, merge.nodes, merge.boards,
                        round(merge.cpu, 2), merge.found_by, history)
 
 
@@ -282,15 +290,13 @@ def _drive(pool, stripes, merge: _Merge, checkpoint, progress, deadline, history
     in_flight: dict = {}
     stopped_by = None
     while (queue or in_flight) and not signals.asked:
-        while queue and len(in_flight) < 2 * pool.workers and stopped_by is None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                stopped_by = "time-limit"
-                break
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:  # the shards in flight are stopped and drained below
+            stopped_by = "time-limit"
+            break
+        while queue and len(in_flight) < 2 * pool.workers:
             k = queue.pop()
             in_flight[pool.submit_call(prove_shard, make_task(k, merge.best, left))] = k
-        if not in_flight:
-            break
         finished, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
         for future in finished:
             in_flight.pop(future)
@@ -302,7 +308,7 @@ def _drive(pool, stripes, merge: _Merge, checkpoint, progress, deadline, history
         stopped_by = "worker"  # a shard came back unfinished on its own: its worker lost the scheduler
     if in_flight:
         pool.stop()
-        _drain(in_flight, merge, checkpoint, history, started)
+        _drain(in_flight, merge, checkpoint, history, started, 3.0 if stopped_by == "interrupt" else TIME_UP_DRAIN)
     progress.update(final=True)
     return None if merge.finished else (stopped_by or "time-limit")
 

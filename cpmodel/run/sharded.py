@@ -36,6 +36,7 @@ from cpmodel.core.result import SolveResult
 from cpmodel.run import interrupts, watch
 
 DRAIN_SECONDS = 2.0  # how long stopped shards in flight get to hand back what they found
+TIME_UP_DRAIN = 0.5  # the same at the time limit: the shards' own limits end them then too
 
 
 @dataclass(frozen=True)
@@ -184,15 +185,13 @@ def _drive(pool, pending, job: Job, merger, checkpoint, sink, progress: Progress
     in_flight: dict = {}
     stopped_by = None
     while (queue or in_flight) and not signals.asked:
-        while queue and len(in_flight) < window and stopped_by is None:
-            left = None if deadline is None else deadline - time.monotonic()
-            if left is not None and left <= 0:
-                stopped_by = "time-limit"
-                break
+        left = None if deadline is None else deadline - time.monotonic()
+        if left is not None and left <= 0:  # the shards in flight are stopped and drained below
+            stopped_by = "time-limit"
+            break
+        while queue and len(in_flight) < window:
             shard = queue.pop()
             in_flight[pool.submit(with_bound(shard.job, merger.bound, left))] = shard
-        if not in_flight:
-            break
         finished, _ = wait(in_flight, timeout=0.1, return_when=FIRST_COMPLETED)
         for future in finished:
             _collect(in_flight.pop(future), future.result(), merger, checkpoint, sink)
@@ -201,7 +200,7 @@ def _drive(pool, pending, job: Job, merger, checkpoint, sink, progress: Progress
         stopped_by = "interrupt"
     if in_flight:
         pool.stop()
-        _drain(in_flight, merger, checkpoint, sink)
+        _drain(in_flight, merger, checkpoint, sink, DRAIN_SECONDS if stopped_by == "interrupt" else TIME_UP_DRAIN)
     progress.update(len(merger.done), merger.found, final=True)
     if stopped_by is None and not merger.finished:
         stopped_by = merger.stopped_by or "time-limit"

@@ -232,12 +232,13 @@ def grid_words_table(board, words, show: int) -> Table:
 ENGINE_TITLES = {"backtrack": "backtrack", "cp": "cp", "cpsat": "CP-SAT"}
 
 
-def compare_table(rows, time_limit: float) -> Table:
+def compare_table(rows, time_limit: float, run_cap: float) -> Table:
     """``compare``: one row per case, each engine's status, seconds and effort
     stacked in one cell, so that three engines fit 80 columns."""
     engines = [name for name in ENGINE_TITLES if any(name in r.results or name in r.case.not_run for r in rows)]
     reasons = list(dict.fromkeys(reason for r in rows for reason in r.case.not_run.values()))
-    table = Table(title=f"the exact engines side by side (time limit {time_limit:g} s per engine and case)",
+    table = Table(title=f"the exact engines side by side (time limit {time_limit:g} s for the suite, "
+                        f"at most {run_cap:g} s per engine and case)",
                   box=box.SIMPLE_HEAVY, caption=_compare_caption(reasons))
     table.add_column("case", overflow="fold")
     table.add_column("agreement")

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from cpmodel.core.control import Control, Request
-from cpmodel.core.result import SolveResult
+from cpmodel.core.result import UNKNOWN, SolveResult
 
+RUN_CAP = 30.0  # seconds for one engine on one case: every case is decided well within it
 MODEL_ENGINES = ("cp", "cpsat")  # the constraint models, as against the backtrackers
 ALL, COUNT, BEST, FIRST = Request(limit=None), Request(limit=None, count_only=True), Request(limit=None, best=True), Request()
 MODES = {"all": ALL, "count": COUNT, "best": BEST, "first": FIRST}
@@ -91,19 +92,29 @@ class Row:
         return self.results[model].seconds / max(self.results["backtrack"].seconds, 1e-6)
 
 
-def run_suite(lexicon, time_limit: float, progress=None, quick: bool = False, stderr=None) -> list[Row]:
+def run_suite(lexicon, time_limit: float | None, progress=None, quick: bool = False, stderr=None,
+              run_cap: float = RUN_CAP) -> list[Row]:
     """Every case's row, in order; fewer when a stop signal came (``interrupts.stop_asked()``).
-    ``stderr``: a rich Console for each engine's progress line (and its prompt stop)."""
+
+    ``time_limit`` is the whole suite's: each engine run gets what is left of it, at most
+    ``run_cap`` seconds. Once it is spent the suite ends: the case in progress keeps
+    the runs it made (the others unknown, so it is undecided), and the later cases
+    are left out. ``stderr``: a rich Console for each engine's progress line (and its
+    prompt stop)."""
+    import time
+
     from cpmodel.run import interrupts
 
     _warm_up()
+    deadline = None if time_limit is None else time.monotonic() + time_limit
     rows = []
     for case in cases(lexicon, quick):
-        if interrupts.stop_asked():
+        if interrupts.stop_asked() or (deadline is not None and time.monotonic() >= deadline):
             break
         if progress:
             progress(case.puzzle, case.label)
-        row = run_case(case, time_limit, stderr)
+        left = run_cap if deadline is None else max(0.0, min(run_cap, deadline - time.monotonic()))
+        row = run_case(case, left, stderr, deadline)
         if row is not None:
             rows.append(row)
     return rows
@@ -119,15 +130,21 @@ def _warm_up() -> None:
     cp_model.CpSolver()
 
 
-def run_case(case: Case, time_limit: float, stderr=None) -> Row | None:
-    """The case on each of its engines; None when a stop signal cut it short."""
+def run_case(case: Case, time_limit: float, stderr=None, deadline: float | None = None) -> Row | None:
+    """The case on each of its engines, each for ``time_limit`` seconds at most and not past
+    ``deadline`` (time.monotonic()); None when a stop signal cut it short."""
+    import time
+
     from cpmodel.run import engines, interrupts
     from cpmodel.run.supervise import Supervisor
 
     results = {}
     for name in case.engines:
-        job, control = case.job.with_engine(name), Control(time_limit=time_limit)
-        if stderr is None:
+        limit = time_limit if deadline is None else max(0.0, min(time_limit, deadline - time.monotonic()))
+        job, control = case.job.with_engine(name), Control(time_limit=limit)
+        if limit <= 0:  # the suite's time is spent: not run
+            results[name] = SolveResult(name, UNKNOWN, False, 0, stopped_by="time-limit")
+        elif stderr is None:
             results[name] = engines.run(job, control)
         else:
             supervisor = Supervisor(control, f"{name} {case.puzzle} {case.label}", stderr, engine=name)
