@@ -190,6 +190,19 @@ def test_time_limit_holds_while_a_model_is_built():
     assert doc["solvers"][0]["seconds"] < 2 + 2.5, doc["solvers"][0]
 
 
+def test_a_command_run_in_process_leaves_later_calls_their_whole_limit(tmp_path, capsys):
+    """cli.main() marks when the command began (its --time-limit counts from there) and
+    unmarks it on return: a search called later in the same process (a test, a notebook)
+    once found its limit already spent and ended with nothing."""
+    from cpmodel.core import clock
+
+    words = tmp_path / "words.txt"
+    words.write_text("at\nto\nta\not\n")
+    code = cli.main(["rect", "2x2", "--dict", str(words), "--solver", "backtrack"], began=time.monotonic() - 100)
+    capsys.readouterr()
+    assert code == 0 and clock.left(1.0) == 1.0
+
+
 # -- text that looks like markup, control characters, odd files ----------------------
 
 _NASTY = st.lists(st.sampled_from(list("[]/\\x:qu.ab5×\n\t ") + ["[/x]", "[bold]", ":cat:", "\x1b[31m"]),

@@ -342,6 +342,8 @@ def main(argv: list[str] | None = None, began: float | None = None) -> int:
             traceback.print_exc()
         code = _report(stderr, f"internal error: {type(exc).__name__}: {exc} "
                                f"(set CPMODEL_DEBUG=1 for the traceback)", EXIT_INTERNAL)
+    finally:
+        clock.end()  # in-process callers (the tests, a notebook) run later searches with their whole limit
     return interrupts.exit_code(code)
 
 

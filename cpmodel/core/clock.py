@@ -22,6 +22,12 @@ def begin(at: float | None = None) -> None:
     _began = time.monotonic() if at is None else at
 
 
+def end() -> None:
+    """The command is over: a later library call in this process gets its limit whole."""
+    global _began
+    _began = None
+
+
 def elapsed() -> float:
     """Seconds since the command began (0 when none began)."""
     return 0.0 if _began is None else time.monotonic() - _began
