@@ -83,8 +83,9 @@ def measure(command: str, limit: float, checkout: Path, board: str, cap: float) 
         doc = {}
     stopped = doc.get("stopped_by")
     if command.startswith("compare"):  # one document for the suite; each row says what stopped it
-        stopped = stopped or ("time-limit" if any(r.get("stopped_by") == "time-limit" for row in doc.get("rows", [])
-                                                  for r in row.get("engines", {}).values()) else None)
+        stopped = stopped or ("time-limit" if any(row.get(name, {}).get("stopped_by") == "time-limit"
+                                                  for row in doc.get("rows", []) for name in row.get("engines", []))
+                              else None)
     return {"seconds": round(seconds, 2), "exit_code": proc.returncode, "stopped_by": stopped,
             "status": doc.get("status"), "within": seconds <= allowed(limit)}
 
@@ -94,6 +95,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help=f"{len(QUICK)} cases, limit 2 s only")
     parser.add_argument("--limits", default="2,5", help="the --time-limit values (default 2,5)")
     parser.add_argument("--before", metavar="CHECKOUT", help="also run every case on this checkout, side by side")
+    parser.add_argument("--cases", help="only the cases whose name holds one of these (comma-separated)")
     parser.add_argument("--out", help="JSON results (default: results/time_limits[.quick].json)")
     args = parser.parse_args()
     limits = [2.0] if args.quick else [float(x) for x in args.limits.split(",")]
@@ -105,7 +107,7 @@ def main() -> None:
     checkouts = [("now", ROOT)] + ([("before", Path(args.before).resolve())] if args.before else [])
     rows = []
     for name, command in CASES:
-        if args.quick and name not in QUICK:
+        if (args.quick and name not in QUICK) or (args.cases and not any(c in name for c in args.cases.split(","))):
             continue
         for limit in limits:
             row: dict = {"case": name, "command": command, "limit": limit, "allowed": allowed(limit)}

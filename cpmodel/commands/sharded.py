@@ -8,9 +8,12 @@ module only turns options into a run and the answer into an exit code.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from rich.console import Console
 
 from cpmodel.commands.common import EXIT_INTERRUPTED
+from cpmodel.core import clock
 from cpmodel.core.errors import InputError
 from cpmodel.core.files import check_writable_path
 from cpmodel.core.jobs import Job
@@ -54,8 +57,9 @@ def dispatch(job: Job, args, engines_chosen: list[str], header: dict, label: str
         raise InputError("--scheduler, --checkpoint, --shards and --estimate apply to --all, --count and --best")
     if args.estimate:
         return run_estimate(job.with_engine(shard_engine(job.puzzle, job.engine)), options, header, stdout, stderr)
-    if shards_pay(job, options, len(engines_chosen)):
-        return sharded(job, options, header, label, what, stdout, stderr)
+    if shards_pay(job, options, len(engines_chosen)):  # its estimate came out of the time limit too
+        return sharded(replace(job, time_limit=clock.left(args.time_limit)), options, header, label, what, stdout,
+                       stderr)
     if args.jsonl and job.engine != "auto":
         return streamed(job, header, label, what, stdout, stderr)
     return None

@@ -36,7 +36,7 @@ from cpmodel.core.result import SolveResult
 from cpmodel.run import interrupts, watch
 
 DRAIN_SECONDS = 2.0  # how long stopped shards in flight get to hand back what they found
-TIME_UP_DRAIN = 0.5  # the same at the time limit: the shards' own limits end them then too
+TIME_UP_DRAIN = 0.3  # the same at the time limit: the shards' own limits end them then too
 
 
 @dataclass(frozen=True)
@@ -148,6 +148,7 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
     from cpmodel.run.shards import Merger, job_key, split
 
     started = time.perf_counter()
+    deadline = None if job.time_limit is None else time.monotonic() + job.time_limit  # splitting counts too
     chosen = job.engine
     job = job.with_engine(shard_engine(job.puzzle, job.engine))
     shards = split(job, options.shards, plan_workers(options))
@@ -161,7 +162,7 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
     pending = [s for s in shards if s.id not in merger.done]
     with pool_for(options.jobs, options.scheduler, checkpoint) as pool:
         with Progress(stderr, f"{job.engine} {label}", len(shards)) as progress:
-            stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress, signals)
+            stopped_by = _drive(pool, pending, job, merger, checkpoint, sink, progress, signals, deadline)
     result = merger.result(time.perf_counter() - started, stopped_by)
     extra = {"shards": {"total": len(shards), "done": len(merger.done), "resumed": merger.resumed},
              "where": pool.where, "engine": job.engine}
@@ -171,15 +172,16 @@ def _run_sharded(job: Job, options: ShardOptions, label: str, stderr: Console, s
 
 
 def _drive(pool, pending, job: Job, merger, checkpoint, sink, progress: Progress,
-           signals: interrupts.Mark | None = None) -> str | None:
+           signals: interrupts.Mark | None = None, deadline: float | None = None) -> str | None:
     """Keep 2 shards per worker in flight until all are done, a stop signal comes
-    (``signals.asked``) or the time runs out.
+    (``signals.asked``) or the time runs out (``deadline``, else the job's limit from now).
 
     Returns why it stopped early: None when every shard finished."""
     from cpmodel.run.shards import with_bound
 
     signals = signals or interrupts.Mark()
-    deadline = None if job.time_limit is None else time.monotonic() + job.time_limit
+    if deadline is None and job.time_limit is not None:
+        deadline = time.monotonic() + job.time_limit
     window = 2 * pool.workers
     queue = list(reversed(pending))  # pop() from the end takes the lowest id first
     in_flight: dict = {}

@@ -26,6 +26,7 @@ from cpmodel.core.result import SolveResult, status_of
 from cpmodel.run import interrupts, watch
 
 GRACE = 1.0  # seconds a stopped engine gets to hand back what it found
+TIME_UP_GRACE = 0.5  # the same at its time limit, which the command as a whole must keep (+1 s)
 abandoned = False  # an engine thread was left running: the process must end with os._exit
 
 
@@ -96,7 +97,7 @@ class Supervisor:
         if self.engine is None:
             return False
         if self.stopped_at is None and self.control.stop_reason() == "time-limit":
-            self.stopped_at = time.monotonic()
+            self.stopped_at = time.monotonic() - (GRACE - TIME_UP_GRACE)
         return self.stopped_at is not None and time.monotonic() - self.stopped_at > GRACE
 
     def _abandoned(self) -> SolveResult:
