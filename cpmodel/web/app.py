@@ -90,7 +90,9 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         puzzle = request.path_params["puzzle"]
         command = forms.command_for(puzzle, await _body(request))
         job = jobs.submit(command.argv, command.files, command.time_limit)
-        result = await jobs.result(job)
+        result = await _result_unless_gone(request, jobs, job)
+        if result is None:  # the client left: nobody to answer
+            return Response(status_code=499)
         if puzzle == "explain" and result.get("doc"):
             result = {**result, "doc": with_sources(result["doc"])}
         return _answer(result)
@@ -222,6 +224,29 @@ def _message(result: dict) -> str:
     return message.removeprefix("error: ")
 
 
+async def _result_unless_gone(request: Request, jobs: JobManager, job) -> dict | None:
+    """The job's result, or None once the client has hung up (the job is then stopped at once:
+    a solve nobody waits for must not hold a worker to its time limit)."""
+    result = asyncio.ensure_future(jobs.result(job))
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({result, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if result.done():
+        return result.result()
+    result.cancel()
+    jobs.cancel(job, "client-gone")
+    return None
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns when the client closes its connection (the body was read already: what
+    the server receives next is the disconnect)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
 async def _event_stream(request: Request, jobs: JobManager, job):
     """Server-sent events: each of the job's events, then ``done``; a closed stream cancels the job."""
     finished = False
@@ -251,7 +276,7 @@ async def _event_stream(request: Request, jobs: JobManager, job):
         if waiting is not None:
             waiting.cancel()
         if not finished and job.state != DONE:
-            jobs.cancel(job)
+            jobs.cancel(job, "client-gone")
 
 
 class _Headers:

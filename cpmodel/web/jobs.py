@@ -13,6 +13,8 @@ Stopping is the CLI's own: SIGTERM, after which the search stops and its
 document keeps what was found; a worker that has not ended ``GRACE`` seconds
 later is killed (its engine children die with it, by PR_SET_PDEATHSIG). Each
 job also has a hard deadline: its time limit plus ``GRACE`` and a margin.
+The CLI only sees a signal, so its document says ``stopped_by: interrupt``;
+the manager knows why it sent it and says so instead (STOP_REASONS).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ MARGIN = 5.0  # seconds past its time limit before the server stops a job itself
 UNWATCHED = 15.0  # a job nobody has watched for this long is cancelled (its tab was closed)
 KEPT = 500  # finished jobs remembered for GET /api/jobs/ID
 QUEUED, RUNNING, DONE = "queued", "running", "done"
+# why the server stopped a job: the user's Cancel, a client that left (its stream closed, its
+# request dropped, or nobody watched), the server stopping, the job past its hard deadline
+STOP_REASONS = ("cancel", "client-gone", "shutdown", "time-limit")
 
 
 class Busy(Exception):
@@ -46,6 +51,7 @@ class Job:
     events: list = field(default_factory=list)  # (kind, data), in order; "done" is last
     watchers: int = 0
     cancelled: bool = False
+    stop_reason: str | None = None  # one of STOP_REASONS once the server stopped it
     created: float = field(default_factory=time.monotonic)
     started: float | None = None
     process: object = None
@@ -104,11 +110,12 @@ class JobManager:
         self.loop.call_later(UNWATCHED, self._cancel_unwatched, job)
         return job
 
-    def cancel(self, job: Job) -> None:
-        """Stop a job: a queued one is dropped, a running one gets the CLI's SIGTERM."""
+    def cancel(self, job: Job, reason: str = "cancel") -> None:
+        """Stop a job for ``reason`` (STOP_REASONS): a queued one is dropped, a running one gets the CLI's SIGTERM."""
         if job.state == DONE:
             return
         job.cancelled = True
+        job.stop_reason = job.stop_reason or reason
         if job.state == QUEUED:
             self.waiting.remove(job)
             self._finish(job, {"code": 143, "doc": None, "message": "cancelled before it started", "warnings": []})
@@ -139,13 +146,22 @@ class JobManager:
                 return data
         raise RuntimeError("a job ended without its done event")
 
+    def begin_shutdown(self) -> None:
+        """The server is stopping: refuse new jobs, tell every open stream, stop every job.
+        Called as the signal comes, so that the streams end and the server can close them."""
+        self.closing = True
+        for job in [*self.waiting, *self.running]:
+            self._emit(job, "shutdown", {"message": "the server is stopping"})
+            self.cancel(job, "shutdown")
+
     async def shutdown(self) -> None:
-        """Stop every job (SIGTERM, then SIGKILL after GRACE) and wait for the processes."""
+        """Stop every job (SIGTERM, then SIGKILL after a second) and wait for the processes."""
         self.closing = True
         for job in list(self.waiting):
-            self.cancel(job)
+            self.cancel(job, "shutdown")
         running = list(self.running)
         for job in running:
+            job.stop_reason = job.stop_reason or "shutdown"
             self._terminate(job, grace=1.0)
         deadline = time.monotonic() + GRACE + 1
         while any(job.process.is_alive() for job in running) and time.monotonic() < deadline:
@@ -189,7 +205,11 @@ class JobManager:
         if job.state == DONE:
             return
         job.state = DONE
-        data = {**data, "cancelled": job.cancelled, "seconds": round(time.monotonic() - job.created, 3)}
+        data = {**data, "cancelled": job.cancelled, "stopped_by": job.stop_reason,
+                "seconds": round(time.monotonic() - job.created, 3)}
+        doc = data.get("doc")
+        if job.stop_reason and isinstance(doc, dict) and doc.get("stopped_by") == "interrupt":
+            data["doc"] = {**doc, "stopped_by": job.stop_reason}  # the signal was ours: say why we sent it
         self._emit(job, "done", data)
         self.running.discard(job)
         self._start_next()
@@ -207,11 +227,12 @@ class JobManager:
 
     def _overdue(self, job: Job) -> None:
         if job.state == RUNNING:
+            job.stop_reason = job.stop_reason or "time-limit"
             self._terminate(job)
 
     def _cancel_unwatched(self, job: Job) -> None:
         if job.state != DONE and job.watchers == 0:
-            self.cancel(job)
+            self.cancel(job, "client-gone")
 
     # --- the reader thread's side -----------------------------------------
     def _read(self, job: Job, receive) -> None:

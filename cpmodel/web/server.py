@@ -2,9 +2,11 @@
 
 The socket is bound here (port 0 picks a free one), so the address printed
 is the real one. uvicorn takes the signals while it serves: it stops
-accepting, the app's shutdown stops every job (cpmodel.web.jobs), and the
-signal is raised again afterwards, so ``python -m cpmodel serve`` ends with
-the CLI's 130 or 143.
+accepting, and the signal is raised again afterwards, so ``python -m cpmodel
+serve`` ends with the CLI's 130 or 143. As the signal comes, every job is
+stopped and every open event stream told ``shutdown`` (:class:`_Server`):
+the streams end with their jobs, so uvicorn has no connection left to wait
+for, and the app's shutdown only reaps the processes.
 """
 
 from __future__ import annotations
@@ -22,6 +24,19 @@ def bind(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _server(config, jobs):
+    """uvicorn's Server, which also stops the jobs the moment a stop signal comes."""
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            if jobs.loop is not None:  # a signal handler: hand the work to the loop
+                jobs.loop.call_soon_threadsafe(jobs.begin_shutdown)
+            super().handle_exit(sig, frame)
+
+    return _Server(config)
+
+
 def serve(host: str, port: int, workers: int, queue: int, announce) -> None:
     """Serve until a signal; ``announce(url)`` is called once the socket is bound."""
     import uvicorn
@@ -34,7 +49,7 @@ def serve(host: str, port: int, workers: int, queue: int, announce) -> None:
     app = create_app(workers, queue, hosts)
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="on",
                             access_log=False)
-    server = uvicorn.Server(config)
+    server = _server(config, app.state.jobs)
     shown = f"[{host}]" if ":" in host else host
     announce(f"http://{shown}:{bound}/")
     server.run(sockets=[sock])

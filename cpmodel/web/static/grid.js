@@ -93,7 +93,7 @@
           if (stoppedEarly || !result.doc.board) {  // stopped before any board was scored: unknown, said plainly
             $("#status").textContent = result.doc
               ? `no board found: stopped by ${result.doc.stopped_by} after ${result.doc.seconds} s`
-              : "no board found: stopped by interrupt before the search began";
+              : `no board found: stopped by ${result.stopped_by || "cancel"} before the search began`;
             $("#board").replaceChildren();
             $("#words").replaceChildren();
             $("#total").textContent = "";
