@@ -13,6 +13,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from shlex import quote as shlex_quote
 
 import pytest
 from hypothesis import settings
@@ -212,6 +213,70 @@ def dask_cluster():
                 proc.kill()
                 proc.wait()
         assert all(proc.poll() is not None for proc in procs)  # no scheduler or worker outlives the test
+
+
+# -- compiled kernels, once, before the workers start ---------------------------------------
+# The grid kernels are compiled by numba on first use and cached beside their sources. On a
+# clean checkout (CI) every worker and every command a test started compiled them for itself
+# at the same time (~20 s of CPU each), and a command with a short --time-limit spent it all
+# compiling. So the run's controller compiles them once, on both cores, before any test.
+KERNEL_SOURCES = ("grid_bound.py", "grid_kernel.py", "grid_search.py")
+WARM_UP = """set -e
+printf 'tea\\neat\\nate\\nseat\\nsea\\nset\\nten\\nnet\\n' > words.txt
+printf 'tea/sen/eat\\n' > boards.txt
+python -m cpmodel grid --best 2x2 --prove --jobs 1 --dict words.txt &
+python -m cpmodel grid --best 2x2 --time-limit 0.01 --dict words.txt
+python -m cpmodel grid --score-file boards.txt --dict words.txt
+wait
+"""
+
+
+def _kernels_stamp() -> str:
+    """What the compiled kernels depend on: their sources and numba's version."""
+    import hashlib
+    from importlib.metadata import version
+
+    digest = hashlib.sha256(version("numba").encode())
+    for name in KERNEL_SOURCES:
+        digest.update((ROOT / "heuristics" / name).read_bytes())
+    return digest.hexdigest()
+
+
+def pytest_configure(config):
+    stamp_file = ROOT / "heuristics" / "__pycache__" / "cpmodel-tests-warm.txt"  # written after a warm-up
+    if hasattr(config, "workerinput") or os.environ.get("NUMBA_DISABLE_JIT") == "1":
+        return
+    stamp = _kernels_stamp()
+    if stamp_file.is_file() and stamp_file.read_text() == stamp:
+        return
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="cpmodel-warm-") as folder:
+        script = WARM_UP.replace("python", shlex_quote(sys.executable))
+        warm_up = subprocess.Popen(["bash", "-c", script], cwd=folder, env=subprocess_env(), start_new_session=True,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            warm_up.wait(timeout=600)
+        except BaseException:  # Ctrl-C, or a compile that hangs: the tests compile what they need
+            os.killpg(warm_up.pid, signal.SIGKILL)
+            warm_up.wait()
+            if not isinstance(sys.exc_info()[1], subprocess.TimeoutExpired):
+                raise
+    if warm_up.returncode == 0 and stamp_file.parent.is_dir():
+        stamp_file.write_text(stamp)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Longest first: the two groups that each stay on one worker (the README's ~60 command
+    lines, the browser's module: about a minute each) and the lessons start at once, and the
+    short tests fill in around them. Collected last, as they are by name, they ran at the
+    end, one worker busy with them while the other had nothing left to do."""
+    def start_early(item) -> int:
+        if item.get_closest_marker("xdist_group") is not None:
+            return 0
+        return 1 if item.path.suffix == ".ipynb" else 2
+
+    items.sort(key=start_early)  # stable: the order within each module is kept
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -186,6 +186,6 @@ def test_finder_bad_input_is_one_line_exit_2(args, needle):
 
 def test_grid_best_is_seeded_and_says_it_is_not_proven(word_file):
     path = word_file(["tea", "eat", "ate", "teas", "seat", "east", "sat", "set", "net", "ten", "tens", "nest"])
-    doc, proc = run_json("grid", "--best", "3x3", "--seed", "2", "--time-limit", "1", "--dict", path)
+    doc, proc = run_json("grid", "--best", "3x3", "--seed", "2", "--time-limit", "4", "--dict", path)
     assert proc.returncode == 0 and doc["optimal"] is False and doc["stopped_by"] == "time-limit"
     assert doc["total"] > 0 and doc["evaluations"] > 0
