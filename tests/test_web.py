@@ -398,7 +398,7 @@ def test_a_long_count_streams_its_progress_and_stops(browser, server):
     browser.find_element("css selector", "#stop").click()
     wait(browser, lambda d: d.execute_script("return document.body.dataset.state") == "done", 8)
     assert time.monotonic() - began < 6
-    assert "stopped by interrupt" in browser.find_element("css selector", "#proof").text
+    assert "stopped by cancel" in browser.find_element("css selector", "#proof").text
 
 
 def test_two_engines_show_the_cross_check_table(browser, server):
