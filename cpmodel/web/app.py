@@ -3,7 +3,8 @@
 Routes (every JSON answer is the CLI's ``--json`` document, docs/json.md):
 
 - ``GET /``, ``/rect``, ``/grid``, ``/banana``, ``/wordscapes``, ``/learn``: the pages
-  (plain HTML, JS and CSS from cpmodel/web/static; no CDN, no build step).
+  (cpmodel.web.pages: one Jinja2 layout; plain JS and CSS from cpmodel/web/static; no CDN,
+  no build step).
 - ``POST /api/{puzzle}`` (rect, grid, wordscapes, banana, words, explain): run one
   job and answer with its document; 400 with the CLI's one-line message for bad input.
 - ``POST /api/jobs`` ``{"puzzle": ..., fields}``: start a job, 202 with its id;
@@ -28,8 +29,6 @@ import asyncio
 import contextlib
 import json
 import random
-from importlib import resources
-from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -40,30 +39,19 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from cpmodel.core.errors import InputError
-from cpmodel.web import forms, game, guard
+from cpmodel.web import forms, game, guard, pages
 from cpmodel.web.jobs import DONE, Busy, JobManager
 from cpmodel.web.source import with_sources
 
 MAX_BODY = 64 * 1024  # bytes in a request body
 MAX_GAMES = 200
 KEEPALIVE = 1.0  # seconds between comments on an idle event stream (a closed tab shows on the next write)
-PAGES = ("index", "rect", "grid", "banana", "wordscapes", "learn")
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
-
-
-def static_files() -> dict[str, tuple[bytes, str]]:
-    """Every file shipped in cpmodel/web/static, read once: name → (bytes, content type)."""
-    folder = resources.files("cpmodel.web").joinpath("static")
-    return {entry.name: (entry.read_bytes(), TYPES.get(Path(entry.name).suffix, "application/octet-stream"))
-            for entry in folder.iterdir() if entry.is_file() and Path(entry.name).suffix in TYPES}
 
 
 def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> Starlette:
     """The ASGI app with its job manager (``app.state.jobs``)."""
-    files = static_files()
     jobs = JobManager(workers, queue)
     games: dict[str, game.Game] = {}
     words: dict = {}
@@ -74,13 +62,6 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
 
             words["set"] = frozenset(load_default().words)
         return words["set"]
-
-    def page(request: Request) -> Response:
-        name = request.url.path.strip("/") or "index"
-        return _file(files, f"{name}.html")
-
-    def static(request: Request) -> Response:
-        return _file(files, request.path_params["name"])
 
     async def status(request: Request) -> JSONResponse:
         return JSONResponse(jobs.status())
@@ -165,9 +146,8 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         yield
         await jobs.shutdown()
 
-    routes = [Route(f"/{'' if name == 'index' else name}", page) for name in PAGES]
-    routes += [Route("/static/{name}", static),
-               Route("/api/status", status),
+    routes = pages.routes({})
+    routes += [Route("/api/status", status),
                Route("/api/jobs", start, methods=["POST"]),
                Route("/api/jobs/{id}", job_state),
                Route("/api/jobs/{id}/events", events),
@@ -182,13 +162,6 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
                                         Exception: _internal})
     app.state.jobs, app.state.games = jobs, games
     return app
-
-
-def _file(files: dict, name: str) -> Response:
-    if name not in files:
-        raise HTTPException(404, "not found")
-    content, kind = files[name]
-    return Response(content, media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
 async def _body(request: Request) -> dict:

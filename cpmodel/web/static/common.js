@@ -92,14 +92,7 @@ const cp = (() => {
       el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell))))));
   }
 
-  // Mark the page's own link in the header.
-  function navigation() {
-    for (const link of document.querySelectorAll("header a[href]")) {
-      if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
-    }
-  }
   document.addEventListener("DOMContentLoaded", () => {
-    navigation();
     if (!document.body.dataset.state) document.body.dataset.state = "idle";  // pages with no script of their own
   });
 
