@@ -19,8 +19,9 @@ change state or use the API, and only with a JSON body (cpmodel.web.guard:
 403, 415); request bodies are capped and must be a plain JSON object (no
 deep nesting, huge or non-finite numbers, repeated keys, NUL or lone
 surrogates: 400); every answer carries a content security policy that
-allows only this origin's scripts and styles; and the pages put user text
-in the DOM as text, never as HTML.
+allows only this origin's scripts and styles, and the pages hold no inline
+style or script to allow (tests/test_web_pages.py reads Chromium's console);
+and the pages put user text in the DOM as text, never as HTML.
 """
 
 from __future__ import annotations

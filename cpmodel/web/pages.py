@@ -21,6 +21,7 @@ from starlette.templating import Jinja2Templates
 
 TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
          ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
+ICON = "favicon.svg"  # linked from every page's head, and served at /favicon.ico too
 NO_CACHE = {"Cache-Control": "no-cache"}  # a page or a file changes with the package: always revalidate
 
 
@@ -66,10 +67,16 @@ def routes(context: dict) -> list[Route]:
         return Route(page.path, render, name=page.name)
 
     def static(request: Request) -> Response:
-        name = request.path_params["name"]
-        if name not in files:
-            raise HTTPException(404, "not found")
-        content, kind = files[name]
-        return Response(content, media_type=kind, headers=NO_CACHE)
+        return _file(files, request.path_params["name"])
 
-    return [page_route(page) for page in PAGES] + [Route("/static/{name}", static)]
+    def icon(request: Request) -> Response:  # for what asks the old way, with no page's <link rel="icon">
+        return _file(files, ICON)
+
+    return [page_route(page) for page in PAGES] + [Route("/static/{name}", static), Route("/favicon.ico", icon)]
+
+
+def _file(files: dict, name: str) -> Response:
+    if name not in files:
+        raise HTTPException(404, "not found")
+    content, kind = files[name]
+    return Response(content, media_type=kind, headers=NO_CACHE)

@@ -2,7 +2,7 @@
 // and solves (the CLI's banana command); the page only holds where the tiles lie.
 "use strict";
 (() => {
-  const {$, el, say, fail, post} = cp;
+  const {$, el, say, fail, post, cellGrid} = cp;
   const key = (r, c) => `${r},${c}`;
   const state = {game: null, board: new Map(), rack: [], cursor: {r: 0, c: 0}, across: true, selected: -1, bad: new Set(), busy: false};
 
@@ -39,19 +39,15 @@
     let top = b.top - margin, left = b.left - margin, bottom = b.bottom + margin, right = b.right + margin;
     while (bottom - top + 1 < least) { top -= 1; if (bottom - top + 1 < least) bottom += 1; }
     while (right - left + 1 < least) { left -= 1; if (right - left + 1 < least) right += 1; }
-    const grid = el("div", {className: "letters small", id: "tiles", role: "grid"});
-    grid.style.gridTemplateColumns = `repeat(${right - left + 1}, auto)`;
-    for (let r = top; r <= bottom; r++) {
-      for (let c = left; c <= right; c++) {
-        const letter = state.board.get(key(r, c));
-        const classes = ["cell", letter ? "tile" : "empty"];
-        if (state.bad.has(key(r, c))) classes.push("bad");
-        if (r === state.cursor.r && c === state.cursor.c) classes.push("cursor");
-        grid.append(el("div", {className: classes.join(" "), dataset: {r, c}, role: "gridcell",
-                               onclick: () => clickCell(r, c)}, letter || ""));
-      }
-    }
-    $("#board").replaceChildren(grid);
+    const square = (row, column) => {
+      const r = top + row, c = left + column, letter = state.board.get(key(r, c));
+      const classes = ["cell", letter ? "tile" : "empty"];
+      if (state.bad.has(key(r, c))) classes.push("bad");
+      if (r === state.cursor.r && c === state.cursor.c) classes.push("cursor");
+      return el("div", {className: classes.join(" "), dataset: {r, c}, role: "gridcell", onclick: () => clickCell(r, c)},
+                letter || "");
+    };
+    $("#board").replaceChildren(cellGrid(bottom - top + 1, right - left + 1, square, {className: "letters small", id: "tiles"}));
     $("#rack").replaceChildren(...state.rack.map((letter, k) => el("button", {
       type: "button", className: "tile" + (k === state.selected ? " selected" : ""), dataset: {letter},
       onclick: () => { state.selected = state.selected === k ? -1 : k; draw(); }}, letter)));

@@ -1,7 +1,7 @@
 // Grid games: the words of a board (the CLI's grid command), their paths, a best-board search.
 "use strict";
 (() => {
-  const {$, el, say, fail, post, startJob, problem} = cp;
+  const {$, el, say, fail, post, startJob, problem, cellGrid} = cp;
   let search = null;
 
   function tileText(tile) {  // "qu", "e+2", "a*3" → what the tile shows
@@ -23,10 +23,8 @@
 
   function drawBoard(notation) {
     const rows = tiles(notation);
-    const grid = el("div", {className: "letters", id: "grid-board", role: "grid"});
-    grid.style.gridTemplateColumns = `repeat(${rows[0].length}, auto)`;
-    rows.forEach((row, r) => row.forEach((tile, c) =>
-      grid.append(el("div", {className: "cell", dataset: {r, c}, role: "gridcell"}, tileText(tile)))));
+    const grid = cellGrid(rows.length, rows[0].length,
+      (r, c) => el("div", {className: "cell", dataset: {r, c}, role: "gridcell"}, tileText(rows[r][c])), {id: "grid-board"});
     $("#board").replaceChildren(grid);
   }
 
