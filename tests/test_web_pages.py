@@ -9,6 +9,8 @@ favicon included).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 pytest.importorskip("httpx", reason="the web tests need httpx (pip install -e '.[test]')")
@@ -72,3 +74,89 @@ def test_a_page_and_its_main_action_leave_no_error_in_the_console(browser, serve
     inline = browser.execute_script(
         "return [...document.querySelectorAll('[style], script:not([src])')].map(e => e.outerHTML.slice(0, 80));")
     assert inline == []
+
+
+# ---- the grid page: a long word list beside its board ------------------------------------
+
+RICH_BOARD = "ligdr/manes/ietil/dsrac/sepes"  # 2,498 words on the default lexicon, found in about 0.5 s
+LIT_PATH = """[...document.querySelectorAll('#grid-board .cell.on')]
+  .map(c => [+c.querySelector('.order').textContent, [+c.dataset.r, +c.dataset.c]])
+  .sort((a, b) => a[0] - b[0]).map(([, cell]) => cell)"""  # the lit path, in its order
+WATCH_LIT = ("window.litSeen = []; new MutationObserver(() => window.litSeen.push(" + LIT_PATH + "))"
+             ".observe(document.querySelector('#board'), {subtree: true, childList: true, attributes: true});")
+
+
+@pytest.fixture
+def rich_board(browser, server):
+    """The grid page showing every word of a 5x5 board; the window back to its size afterwards."""
+    open_page(browser, server, "/grid")
+    field(browser, "#board-input", RICH_BOARD)
+    browser.find_element("css selector", "#find").click()
+    wait(browser, lambda d: len(d.find_elements("css selector", "#words li")) > 1500, 20)
+    yield browser.find_elements("css selector", "#words li")
+    browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def lit(driver) -> list:
+    return driver.execute_script("return " + LIT_PATH)
+
+
+def path_of(item) -> list:
+    return json.loads(item.get_attribute("data-path"))
+
+
+def inside_the_window(driver, selector: str) -> bool:
+    return driver.execute_script(
+        "const r = document.querySelector(arguments[0]).getBoundingClientRect();"
+        "return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;", selector)
+
+
+@pytest.mark.parametrize("width, height", [(1280, 800), (390, 844)], ids=["desktop", "phone"])
+@pytest.mark.parametrize("how", ["hover", "focus"])
+def test_the_board_stays_in_view_while_the_last_word_is_pointed_at_or_focused(browser, rich_board, width, height, how):
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                            {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 500})
+    assert browser.execute_script("return [innerWidth, innerHeight]") == [width, height]
+    last = rich_board[-1]
+    if how == "hover":  # scrolled to with the wheel, as a person would
+        ActionChains(browser).scroll_to_element(last).move_to_element(last).perform()
+    else:  # Tab from the word before it
+        browser.execute_script("arguments[0].focus()", rich_board[-2])
+        ActionChains(browser).send_keys(Keys.TAB).perform()
+    wait(browser, lambda d: lit(d) == path_of(last), 5)
+    assert inside_the_window(browser, "#grid-board"), browser.execute_script(
+        "return [document.querySelector('#grid-board').getBoundingClientRect().toJSON(), scrollY]")
+    assert browser.execute_script(  # and the word itself (to the pixel: a scroll may leave a fraction out)
+        "const r = arguments[0].getBoundingClientRect(); return r.top >= -1 && r.bottom <= innerHeight + 1;", last)
+
+
+def test_the_keyboard_wins_over_a_resting_pointer_until_the_pointer_moves(browser, rich_board):
+    """The focus is on the last word in sight, and the pointer rests on the first word (its path
+    lit); Tab moves the focus to the next word, below the list's visible part, so the list scrolls
+    under the resting pointer: the focused word's path is lit, and no other on the way. Moving the
+    pointer hands control back to hover."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    first = rich_board[0]
+    last_seen = browser.execute_script(
+        "const box = document.querySelector('#words').getBoundingClientRect();"
+        "return [...document.querySelectorAll('#words li')].filter(li => li.getBoundingClientRect().bottom <= box.bottom).length - 1;")
+    browser.execute_script("arguments[0].focus()", rich_board[last_seen])
+    assert lit(browser) == path_of(rich_board[last_seen])
+    ActionChains(browser).move_to_element(first).move_by_offset(3, 0).perform()
+    assert lit(browser) == path_of(first)  # the pointer moved: hover rules
+    browser.execute_script(WATCH_LIT)
+    ActionChains(browser).send_keys(Keys.TAB).perform()
+    focused = rich_board[last_seen + 1]
+    assert browser.execute_script("return document.activeElement") == focused
+    for _ in range(5):  # steadily
+        assert lit(browser) == path_of(focused)
+        browser.execute_script("return new Promise(done => setTimeout(done, 60))")
+    seen = browser.execute_script("return window.litSeen")
+    assert seen and all(path == path_of(focused) for path in seen), "another path was lit on the way"
+    ActionChains(browser).move_to_element(rich_board[last_seen]).perform()
+    assert lit(browser) == path_of(rich_board[last_seen])
