@@ -111,7 +111,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
     async def game_new(request: Request) -> JSONResponse:
         body = await _body(request)
         fields = forms.Fields(body)
-        seed = fields.number("seed", "--seed", 0, 2**31 - 1, random.randrange(2**31))
+        seed = fields.number("seed", "--seed", 0, forms.MAX_SEED, random.randrange(forms.MAX_SEED + 1))
         started = game.new_game(seed, fields.number("bag", "bag", game.OPENING, 144, 144),
                                 fields.text("hand", "HAND", limit=400))
         key = f"{random.getrandbits(64):016x}"
@@ -147,7 +147,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         yield
         await jobs.shutdown()
 
-    routes = pages.routes({})
+    routes = pages.routes({"limits": forms.limits()})
     routes += [Route("/api/status", status),
                Route("/api/jobs", start, methods=["POST"]),
                Route("/api/jobs/{id}", job_state),

@@ -1,0 +1,78 @@
+"""The web app in process (httpx's ASGI transport, no server, no worker): the limits it states
+are the limits it applies.
+
+No request here reaches a worker: a size past the limit is refused while its command is built.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+
+httpx = pytest.importorskip("httpx", reason="the API tests need httpx (pip install -e '.[test]')")
+pytest.importorskip("starlette", reason="serve needs the web extra (pip install -e '.[web]')")
+
+from cpmodel.web import forms  # noqa: E402
+from cpmodel.web.app import create_app  # noqa: E402
+
+ORIGIN = "http://127.0.0.1:8000"
+
+
+def call(app, method: str, path: str, base_url: str = ORIGIN, **options) -> httpx.Response:
+    async def send():
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url=base_url) as client:
+            return await client.request(method, path, **options)
+
+    return asyncio.run(send())
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app(workers=1, queue=1)
+
+
+def maxima(html: str) -> dict[str, str]:
+    """Each input's id → its max attribute, as the page states it."""
+    return dict(re.findall(r'<input id="([\w-]+)"[^>]*? max="([^"]+)"', html))
+
+
+# ---- the limits ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path, body, limit", [
+    ("/api/rect", {"size": "9x9"}, forms.MAX_RECT_SIDE),
+    ("/api/rect", {"size": "16x3"}, forms.MAX_RECT_SIDE),  # past the CLI's own 15 too: still the server's 8
+    ("/api/explain", {"puzzle": "rect", "size": "3x9"}, forms.MAX_RECT_SIDE),
+    ("/api/grid", {"best": "7x7"}, forms.MAX_BEST_SIDE),
+])
+def test_a_size_past_the_limit_names_the_limit_this_server_applies(app, path, body, limit):
+    answer = call(app, "POST", path, json=body)
+    assert answer.status_code == 400
+    assert answer.json()["error"] == f"each side of the size must be between 1 and {limit}, got {body.get('size') or body['best']!r}"
+
+
+def test_the_pages_state_the_limits_the_server_applies(app):
+    rect, grid, learn = (call(app, "GET", path).text for path in ("/rect", "/grid", "/learn"))
+    assert maxima(rect) == {"top": str(forms.MAX_TOP), "limit": str(forms.MAX_LIMIT), "time": f"{forms.TIME_CEILING:g}"}
+    assert maxima(grid) == {"min": str(forms.MAX_MIN_LENGTH), "seed": str(forms.MAX_SEED),
+                            "best-time": f"{forms.TIME_CEILING:g}"}
+    assert maxima(learn)["top"] == str(forms.MAX_TOP)
+    assert f"sides 1–{forms.MAX_RECT_SIDE}" in rect and f"sides 1–{forms.MAX_BEST_SIDE}" in grid
+
+
+def test_one_constant_sets_both_the_check_and_what_the_page_says(monkeypatch):
+    """Lower the server's limits: the pages and the refusals follow, nothing else to change."""
+    monkeypatch.setattr(forms, "MAX_RECT_SIDE", 5)
+    monkeypatch.setattr(forms, "MAX_TOP", 123)
+    monkeypatch.setattr(forms, "TIME_CEILING", 30.0)
+    app = create_app(workers=1, queue=1)
+    page = call(app, "GET", "/rect").text
+    assert "sides 1–5" in page and maxima(page)["top"] == "123" and maxima(page)["time"] == "30"
+    refusals = [call(app, "POST", "/api/rect", json=body).json()["error"]
+                for body in ({"size": "6x6"}, {"size": "5x5", "top": 124}, {"size": "5x5", "time_limit": 31})]
+    assert refusals == ["each side of the size must be between 1 and 5, got '6x6'",
+                        "argument --top: must be from 1 to 123, got 124",
+                        "argument --time-limit: at most 30 s on this server, got 31"]
+
