@@ -160,3 +160,31 @@ def test_the_keyboard_wins_over_a_resting_pointer_until_the_pointer_moves(browse
     assert seen and all(path == path_of(focused) for path in seen), "another path was lit on the way"
     ActionChains(browser).move_to_element(rich_board[last_seen]).perform()
     assert lit(browser) == path_of(rich_board[last_seen])
+
+
+# ---- fields a mode does not read are hidden ----------------------------------------------------
+
+
+def shown_fields(driver) -> set[str]:
+    """The ids of the form's fields a person can see."""
+    return {element.get_attribute("id") for element in driver.find_elements("css selector", "#form input, #form select, #form textarea")
+            if element.is_displayed()}
+
+
+@pytest.mark.parametrize("path, select, shown", [
+    ("/rect", "#mode", {"familiar": set(), "first": set(), "limit": {"limit"}, "all": set(), "count": set(), "best": set()}),
+    ("/learn", "#puzzle", {"rect": {"size", "top", "encoding"}, "banana": {"hand"}, "wordscapes": {"ws-board", "letters"}}),
+], ids=["rect", "learn"])
+def test_a_field_shows_only_with_the_choices_that_read_it(browser, server, path, select, shown):
+    """Each choice of the select shows the fields every choice reads and its own: K only with
+    --limit K; the rect, banana or wordscapes fields only with that puzzle."""
+    from selenium.webdriver.support.ui import Select
+
+    open_page(browser, server, path)
+    choices = [option.get_attribute("value") for option in Select(browser.find_element("css selector", select)).options]
+    assert sorted(choices) == sorted(shown)
+    everywhere = shown_fields(browser) - shown[choices[0]]  # the first choice is the page's default
+    for choice in choices:
+        choose(browser, select, choice)
+        assert shown_fields(browser) - everywhere == shown[choice], choice
+

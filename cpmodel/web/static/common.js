@@ -94,7 +94,21 @@ const cp = (() => {
       el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell))))));
   }
 
+  // A field only some choices read says so: <label data-shown-with="mode=limit"> (choices split
+  // by |) is hidden unless the select #mode holds one of them, so a page never shows a field that
+  // its selected mode does not send.
+  function showOnlyFieldsRead() {
+    for (const label of document.querySelectorAll("[data-shown-with]")) {
+      const [id, choices] = label.dataset.shownWith.split("=");
+      const select = document.getElementById(id);
+      const update = () => { label.hidden = !choices.split("|").includes(select.value); };
+      select.addEventListener("change", update);
+      update();
+    }
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
+    showOnlyFieldsRead();
     if (!document.body.dataset.state) document.body.dataset.state = "idle";  // pages with no script of their own
   });
 
