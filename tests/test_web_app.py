@@ -1,7 +1,9 @@
 """The web app in process (httpx's ASGI transport, no server, no worker): the limits it states
-are the limits it applies.
+are the limits it applies, a Bananagrams check answers in the player's board coordinates, and
+the hosts it trusts.
 
-No request here reaches a worker: a size past the limit is refused while its command is built.
+No request here reaches a worker: a size past the limit is refused while its command is
+built, and the game's moves are answered by the app itself.
 """
 
 from __future__ import annotations
@@ -76,3 +78,26 @@ def test_one_constant_sets_both_the_check_and_what_the_page_says(monkeypatch):
                         "argument --top: must be from 1 to 123, got 124",
                         "argument --time-limit: at most 30 s on this server, got 31"]
 
+
+# ---- Bananagrams: positions on the player's board -----------------------------------------------
+
+
+def test_a_check_names_and_marks_squares_of_the_players_board_not_of_the_layouts_box(app):
+    """The layout's box starts at row 5, column -3 of the board: 'cxt' there is no word, and the
+    island 'dog' two rows below is the smaller one (a tie keeps the first found as the largest)."""
+    game = call(app, "POST", "/api/banana/game", json={"hand": "cxtdog"}).json()
+    layout = {"layout": "cxt\n...\ndog", "top": 5, "left": -3}
+    answer = call(app, "POST", f"/api/banana/game/{game['id']}/check", json=layout).json()
+    assert answer["problems"] == ["rule 2: 2 islands, not one connected layout; apart from the largest: 3 tile(s) at (7, -3)",
+                                  "rule 3: 'cxt' across at row 5, column -3 is not a word"]
+    assert answer["marked"] == [[5, -3], [5, -2], [5, -1], [7, -3], [7, -2], [7, -1]]
+    assert not answer["valid"] and answer["rack"] == ""
+    unplaced = call(app, "POST", f"/api/banana/game/{game['id']}/check", json={"layout": "dog"}).json()
+    assert unplaced["problems"] == ["rule 1: tiles not placed: ctx"] and unplaced["marked"] == []  # no square to mark
+
+
+@pytest.mark.parametrize("offset", [{"top": 10_001}, {"left": "x"}, {"top": 1.5}])
+def test_a_board_position_out_of_range_or_not_whole_is_a_400(app, offset):
+    game = call(app, "POST", "/api/banana/game", json={"hand": "cat"}).json()
+    answer = call(app, "POST", f"/api/banana/game/{game['id']}/check", json={"layout": "cat", **offset})
+    assert answer.status_code == 400 and next(iter(offset)) in answer.json()["error"]

@@ -162,7 +162,7 @@ def test_the_keyboard_wins_over_a_resting_pointer_until_the_pointer_moves(browse
     assert lit(browser) == path_of(rich_board[last_seen])
 
 
-# ---- fields a mode does not read are hidden ----------------------------------------------------
+# ---- fields a mode does not read are hidden; Bananagrams positions are the board's -------------
 
 
 def shown_fields(driver) -> set[str]:
@@ -188,3 +188,26 @@ def test_a_field_shows_only_with_the_choices_that_read_it(browser, server, path,
         choose(browser, select, choice)
         assert shown_fields(browser) - everywhere == shown[choice], choice
 
+
+def test_a_checked_word_is_named_and_marked_where_the_player_put_it(browser, server):
+    """Tiles typed two rows up and one column left of the starting square: the problem names
+    that square (row -2, column -1, as the cursor's position on the page says), and the tiles
+    marked are the ones there."""
+    from selenium.webdriver.common.keys import Keys
+
+    open_page(browser, server, "/banana")
+    field(browser, "#hand", "cxtdog")
+    browser.find_element("css selector", "#use-hand").click()
+    wait(browser, lambda d: d.execute_script("return document.body.dataset.rack") == "6", 10)
+    board = browser.find_element("css selector", "#board")
+    board.click()
+    board.send_keys(Keys.ARROW_UP, Keys.ARROW_UP, Keys.ARROW_LEFT)
+    assert "cursor at row -2, column -1" in browser.find_element("css selector", "#game-info").text
+    board.send_keys("cxt")
+    browser.find_element("css selector", "#check").click()
+    wait(browser, lambda d: d.find_elements("css selector", "#problems li"), 10)
+    problems = [li.text for li in browser.find_elements("css selector", "#problems li")]
+    assert "rule 3: 'cxt' across at row -2, column -1 is not a word" in problems
+    marked = browser.execute_script(
+        "return [...document.querySelectorAll('#tiles .cell.bad')].map(c => [+c.dataset.r, +c.dataset.c, c.textContent]);")
+    assert sorted(marked) == [[-2, -1, "c"], [-2, 0, "x"], [-2, 1, "t"]]

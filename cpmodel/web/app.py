@@ -127,19 +127,23 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         body = await _body(request)
         fields = forms.Fields(body)
         layout = fields.text("layout", "layout", "", limit=8_000) or ""
+        far = forms.MAX_BOARD_OFFSET
+        cells = game.on_board(layout, fields.number("top", "top", -far, far, 0), fields.number("left", "left", -far, far, 0))
         move = request.path_params["move"]
         answer: dict = {}
         if move == "check":
-            answer["problems"] = game.check(played, layout, word_set())
+            answer["problems"] = game.check(played, cells, word_set())
         elif move == "peel":
-            problems, drawn = game.peel(played, layout, word_set())
+            problems, drawn = game.peel(played, cells, word_set())
             answer.update(problems=problems, drawn=drawn)
         elif move == "dump":
             answer["drawn"] = game.dump(played, fields.text("tile", "tile", "", limit=1) or "", random.Random())
         else:
             raise HTTPException(404, f"no move {move!r:.40} (check, peel or dump)")
         answer["valid"] = not answer.get("problems")
-        return JSONResponse({**answer, **played.to_json(), "rack": game.rack(played, layout) if move != "dump" else None})
+        if "problems" in answer:
+            answer["marked"] = game.marked(cells, word_set()) if answer["problems"] else []
+        return JSONResponse({**answer, **played.to_json(), "rack": game.rack(played, cells) if move != "dump" else None})
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

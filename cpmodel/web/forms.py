@@ -37,6 +37,7 @@ MAX_NUMBER_TEXT = 40  # characters in a number field sent as text
 MAX_SEED = 2**31 - 1  # --seed
 MAX_MIN_LENGTH = 16  # grid --min: the shortest word listed
 MAX_EXPLAIN_TILES = 30  # explain banana: a hand
+MAX_BOARD_OFFSET = 10_000  # a Bananagrams layout's top and left on the page's board (either sign)
 RECT_MODES = ("familiar", "first", "limit", "all", "count", "best")
 
 

@@ -54,7 +54,8 @@
     const g = state.game;
     if (g) {
       $("#game-info").textContent = `${g.tiles} tiles held · ${state.rack.length} in the rack · ${g.bag_left} in the bag · `
-        + `${g.peels} peels · ${g.dumps} dumps` + (g.finished ? " · Bananas!" : "");
+        + `${g.peels} peels · ${g.dumps} dumps` + (g.finished ? " · Bananas!" : "")
+        + ` · cursor at row ${state.cursor.r}, column ${state.cursor.c}`;
       $("#peel").textContent = g.bag_left ? "Peel" : "Bananas!";
     }
     for (const id of ["#check", "#peel", "#hint", "#solve-layout", "#clear"]) $(id).disabled = !g || g.finished || state.busy;
@@ -121,37 +122,18 @@
     state.game = answer;
   }
 
-  function markProblems(problems, origin) {
-    state.bad.clear();
-    for (const problem of problems) {
-      let m = problem.match(/'([a-z]+)' (across|down) at row (\d+), column (\d+)/);
-      if (m) {
-        for (let k = 0; k < m[1].length; k++) {
-          const r = origin.top + +m[3] + (m[2] === "down" ? k : 0), c = origin.left + +m[4] + (m[2] === "across" ? k : 0);
-          state.bad.add(key(r, c));
-        }
-      }
-      for (const island of problem.matchAll(/at \((\d+), (\d+)\)/g)) markIsland(origin.top + +island[1], origin.left + +island[2]);
-    }
-    $("#problems").replaceChildren(...problems.map((p) => el("li", {}, p)));
+  // The server's answer names positions on this board (the layout is sent with its top and left):
+  // the problems' words say them, and `marked` lists the tiles to mark.
+  function markProblems(answer) {
+    state.bad = new Set(answer.marked.map(([r, c]) => key(r, c)));
+    $("#problems").replaceChildren(...answer.problems.map((p) => el("li", {}, p)));
   }
 
-  function markIsland(r, c) {
-    const todo = [key(r, c)];
-    while (todo.length) {
-      const k = todo.pop();
-      if (state.bad.has(k) || !state.board.has(k)) continue;
-      state.bad.add(k);
-      const [rr, cc] = k.split(",").map(Number);
-      todo.push(key(rr + 1, cc), key(rr - 1, cc), key(rr, cc + 1), key(rr, cc - 1));
-    }
-  }
-
-  async function move(name, extra = {}) {
+  async function move(name) {
     const layout = layoutText();
-    const answer = await post(`/api/banana/game/${state.game.id}/${name}`, {layout: layout.text, ...extra});
+    const answer = await post(`/api/banana/game/${state.game.id}/${name}`, {layout: layout.text, top: layout.top, left: layout.left});
     apply({...answer, id: state.game.id});
-    return {answer, layout};
+    return answer;
   }
 
   async function run(task) {
@@ -172,15 +154,15 @@
   }
 
   async function check() {
-    const {answer, layout} = await move("check");
-    markProblems(answer.problems, layout);
+    const answer = await move("check");
+    markProblems(answer);
     if (answer.valid) say("valid: one connected crossword of every tile you hold, every word in the dictionary", "ok");
     else say(`${answer.problems.length} broken rule(s), marked on the board`, "error");
   }
 
   async function peel() {
-    const {answer, layout} = await move("peel");
-    markProblems(answer.problems, layout);
+    const answer = await move("peel");
+    markProblems(answer);
     if (!answer.valid) return say("no peel yet: fix the marked rule(s) first", "error");
     if (answer.finished) return say(`Bananas! Every one of your ${answer.tiles} tiles is in one valid layout.`, "ok");
     state.rack.push(...answer.drawn);
@@ -210,8 +192,7 @@
         if (doc.grid) return doc.grid;
       } catch (error) { /* the board is not a valid layout yet: solve from scratch */ }
     } else if (state.board.size && !rack) {
-      const answer = await post(`/api/banana/game/${state.game.id}/check`, {layout: layout.text});
-      if (answer.valid) return null;
+      if ((await move("check")).valid) return null;
     }
     const doc = await post("/api/banana", {hand: state.game.held, time_limit: 30});
     if (!doc.grid) throw new Error(`the solver found no layout (${doc.status}, stopped by ${doc.stopped_by})`);
