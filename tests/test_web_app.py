@@ -101,3 +101,47 @@ def test_a_board_position_out_of_range_or_not_whole_is_a_400(app, offset):
     game = call(app, "POST", "/api/banana/game", json={"hand": "cat"}).json()
     answer = call(app, "POST", f"/api/banana/game/{game['id']}/check", json={"layout": "cat", **offset})
     assert answer.status_code == 400 and next(iter(offset)) in answer.json()["error"]
+
+
+# ---- trusted hosts ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("bound", ["127.0.0.1", "localhost", "::1"])
+def test_a_loopback_server_answers_every_loopback_name_and_nothing_else(bound):
+    from cpmodel.web.app import allowed_hosts
+
+    app = create_app(workers=1, queue=1, hosts=allowed_hosts(bound))
+    for host in ("127.0.0.1:8000", "localhost:8000", "LOCALHOST", "[::1]:8000", "[::1]", "127.0.0.1"):
+        assert call(app, "GET", "/", headers={"host": host}).status_code == 200, host
+    for host in ("evil.example", "evil.example:8000", "[::2]:8000", "::1", "127.0.0.2:8000", "[::1"):
+        assert call(app, "GET", "/", headers={"host": host}).status_code == 400, host
+
+
+def test_bound_to_every_address_it_answers_any_host():
+    from cpmodel.web.app import allowed_hosts
+
+    assert allowed_hosts("0.0.0.0") == allowed_hosts("::") == ("*",)
+    assert allowed_hosts("192.0.2.7") == ("127.0.0.1", "localhost", "[::1]", "192.0.2.7")
+
+
+def test_a_server_on_ipv6_loopback_answers_its_pages_and_its_own_origins_json():
+    """``serve --host ::1``, reached as a browser reaches it: http://[::1]:PORT/, the Host header
+    in brackets; a POST from its own origin passes the same-origin guard."""
+    import socket
+
+    from cpmodel.web.launch import launch
+
+    try:
+        socket.socket(socket.AF_INET6).bind(("::1", 0))
+    except OSError:
+        pytest.skip("no IPv6 loopback on this machine")
+    server = launch("--host", "::1", "--jobs", "1", "--queue", "1")
+    try:
+        assert server.url.startswith("http://[::1]:")
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            assert client.get("/").status_code == 200
+            game = client.post("/api/banana/game", json={"hand": "cat"}, headers={"origin": server.url})
+            assert game.status_code == 200 and game.json()["rack"] == "act"
+            assert client.get("/", headers={"host": "evil.example"}).status_code == 400
+    finally:
+        server.stop()

@@ -46,12 +46,22 @@ from cpmodel.web.source import with_sources
 
 MAX_BODY = 64 * 1024  # bytes in a request body
 MAX_GAMES = 200
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")  # Host header values: an IPv6 literal keeps its brackets
 KEEPALIVE = 1.0  # seconds between comments on an idle event stream (a closed tab shows on the next write)
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 
 
-def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> Starlette:
+def allowed_hosts(bound: str) -> tuple[str, ...]:
+    """The Host header values the server answers (TrustedHostMiddleware: no DNS rebinding): every
+    loopback name and the address it is bound to, an IPv6 literal in brackets as a Host header
+    carries it; any, when it is bound to every address (``0.0.0.0``, ``::``)."""
+    if bound in ("0.0.0.0", "::"):
+        return ("*",)
+    return tuple(dict.fromkeys(LOOPBACK + (f"[{bound}]" if ":" in bound else bound.lower(),)))
+
+
+def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = LOOPBACK) -> Starlette:
     """The ASGI app with its job manager (``app.state.jobs``)."""
     jobs = JobManager(workers, queue)
     games: dict[str, game.Game] = {}
