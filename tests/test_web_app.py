@@ -1,6 +1,6 @@
-"""The web app in process (httpx's ASGI transport, no server, no worker): the limits it states
-are the limits it applies, a Bananagrams check answers in the player's board coordinates, and
-the hosts it trusts.
+"""The web app in process (httpx's ASGI transport, no server, no worker): its pages come from one
+layout, the limits it states are the limits it applies, a Bananagrams check answers in the
+player's board coordinates, and it answers the hosts it should.
 
 No request here reaches a worker: a size past the limit is refused while its command is
 built, and the game's moves are answered by the app itself.
@@ -38,6 +38,23 @@ def app():
 def maxima(html: str) -> dict[str, str]:
     """Each input's id → its max attribute, as the page states it."""
     return dict(re.findall(r'<input id="([\w-]+)"[^>]*? max="([^"]+)"', html))
+
+
+# ---- one layout ------------------------------------------------------------------------------
+
+
+def test_every_page_has_the_one_layouts_head_and_header_and_its_icon(app):
+    from cpmodel.web.pages import PAGES
+
+    for page in PAGES:
+        html = call(app, "GET", page.path).text
+        assert f"<title>{page.title} · cpmodel</title>" in html and '<link rel="icon" href="/static/favicon.svg"' in html
+        links = re.findall(r'<header>(.*?)</header>', html, re.S)[0]
+        assert re.findall(r'href="([^"]+)"', links) == ["/"] + [other.path for other in PAGES if other.path != "/"]
+        assert links.count('aria-current="page"') == (page.path != "/")
+    for path in ("/static/favicon.svg", "/favicon.ico"):
+        icon = call(app, "GET", path)
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/svg+xml" and b"<svg" in icon.content
 
 
 # ---- the limits ------------------------------------------------------------------------------

@@ -1,10 +1,11 @@
-"""The pages in a real Chromium: what its console says, and how the grid page's word list behaves.
+"""The pages in a real Chromium: what its console says, the grid page's long word list, the
+fields each mode shows, and where a Bananagrams check points.
 
 Every page is loaded and its main button pressed on a tiny input; then Chromium's console
 log (``goog:loggingPrefs``, the ``browser`` fixture in tests/conftest.py) must hold no
 SEVERE entry: no content-security-policy violation (the policy allows this origin's
 files only, no inline style or script), no uncaught exception, no failed request (the
-favicon included).
+favicon included). The grid tests use a 5x5 board of 2,498 words (found in about 0.5 s).
 """
 
 from __future__ import annotations
