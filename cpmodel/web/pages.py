@@ -19,8 +19,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.templating import Jinja2Templates
 
-TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
+TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml",
+         ".png": "image/png"}  # the static files served; a page is a template, never a static file
 ICON = "favicon.svg"  # linked from every page's head, and served at /favicon.ico too
 NO_CACHE = {"Cache-Control": "no-cache"}  # a page or a file changes with the package: always revalidate
 
@@ -55,7 +55,8 @@ def templates() -> Jinja2Templates:
 
 
 def routes(context: dict) -> list[Route]:
-    """A route for each page and one for the static files; ``context`` is given to every template."""
+    """A route for each page, one for the static files and one for the icon; ``context`` (this
+    server's limits) is given to every template."""
     files = static_files()
     rendering = templates()
     nav = [page for page in PAGES if page.path != "/"]
