@@ -1,4 +1,5 @@
-"""Shared fixtures: tiny hand-made lexicons, a brute-force reference, a CLI runner."""
+"""Shared fixtures: tiny hand-made lexicons, a brute-force reference, a CLI runner, the web app's
+server and browser."""
 
 from __future__ import annotations
 
@@ -279,9 +280,78 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=start_early)  # stable: the order within each module is kept
 
 
+# ---- the web app: a real server and a headless Chromium (tests/test_web.py, tests/test_web_pages.py) ----
+
+CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
+HAVE_BROWSER = Path(CHROMIUM).exists() and Path(DRIVER).exists()
+NO_BROWSER = "no browser: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
+WINDOW = (1280, 900)  # the browser's window; a test that resizes it puts it back
+
+
+@pytest.fixture(scope="module")
+def server():
+    """``python -m cpmodel serve`` (two workers, a queue of four), once its fork server is warm
+    (the words and the trie loaded); one per module: tests/test_web.py ends by stopping it."""
+    httpx = pytest.importorskip("httpx", reason="the web tests need httpx (pip install -e '.[test]')")
+    from cpmodel.web.launch import launch
+
+    launched = launch("--jobs", "2", "--queue", "4")
+    with httpx.Client(base_url=launched.url) as client:
+        deadline = time.monotonic() + 30
+        while not client.get("/api/status").json()["warm"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+    yield launched
+    if launched.process.poll() is None:
+        launched.stop(signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Headless Chromium; it keeps every console message (``driver.get_log("browser")``)."""
+    if not HAVE_BROWSER:
+        pytest.skip(NO_BROWSER)
+    webdriver = pytest.importorskip("selenium.webdriver", reason="the browser tests need selenium (pip install -e '.[test]')")
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--window-size={},{}".format(*WINDOW)):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    yield driver
+    driver.quit()
+
+
+def wait(driver, condition, seconds: float = 20):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(condition)
+
+
+def open_page(driver, server, path: str) -> float:
+    """Load a page; the milliseconds until it was interactive (its scripts ran and set data-state)."""
+    driver.get(server.url + path)
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.state") == "idle", 5)
+    return driver.execute_script("const t = performance.getEntriesByType('navigation')[0]; return t.domContentLoadedEventEnd;")
+
+
+def field(driver, selector: str, text: str) -> None:
+    element = driver.find_element("css selector", selector)
+    element.clear()
+    element.send_keys(text)
+
+
+def choose(driver, selector: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(driver.find_element("css selector", selector)).select_by_value(value)
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failed browser test leaves a screenshot of the page it saw (tests/test_web.py's ``browser``)."""
+    """A failed browser test leaves a screenshot of the page it saw (the ``browser`` fixture)."""
     outcome = yield
     report = outcome.get_result()
     driver = item.funcargs.get("browser") if hasattr(item, "funcargs") else None

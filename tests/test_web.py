@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import tempfile
 import threading
@@ -28,31 +27,15 @@ from cpmodel.core.boards import parse_grid  # noqa: E402
 from cpmodel.core.lexicon import load_default  # noqa: E402
 from cpmodel.core.specs import parse_size  # noqa: E402
 from cpmodel.core.validate import grid_word_problems  # noqa: E402
-from cpmodel.web.launch import launch  # noqa: E402
-from tests.conftest import ROOT  # noqa: E402
+from tests.conftest import ROOT, choose, field, open_page, wait  # noqa: E402
 
 # The README's pictures: refreshed with CPMODEL_SCREENSHOTS=docs/screenshots; otherwise they go to a
 # scratch folder, so that the test command leaves the checkout as it found it.
 SCREENSHOTS = Path(os.environ.get("CPMODEL_SCREENSHOTS") or tempfile.gettempdir() + "/cpmodel-screenshots")
-CHROMIUM, DRIVER = shutil.which("chromium") or "/usr/bin/chromium", shutil.which("chromedriver") or "/usr/bin/chromedriver"
-HAVE_BROWSER = Path(CHROMIUM).exists() and Path(DRIVER).exists()
-NO_BROWSER = "no browser: install Debian's chromium and chromium-driver (apt-get install -y chromium chromium-driver)"
 SCRIPT = "<script>window.pwned=1</script>"
 LONG_COUNT = {"puzzle": "rect", "size": "5x6", "top": 5000, "mode": "count", "solver": "backtrack", "time_limit": 30}
 
 pytestmark = pytest.mark.xdist_group("web")  # one server and one browser for the module, on one worker
-
-
-@pytest.fixture(scope="module")
-def server():
-    launched = launch("--jobs", "2", "--queue", "4")
-    with httpx.Client(base_url=launched.url) as client:  # the fork server has the words and the trie loaded
-        deadline = time.monotonic() + 30
-        while not client.get("/api/status").json()["warm"] and time.monotonic() < deadline:
-            time.sleep(0.1)
-    yield launched
-    if launched.process.poll() is None:
-        launched.stop(signal.SIGKILL)
 
 
 @pytest.fixture(scope="module")
@@ -259,47 +242,6 @@ def test_small_load_no_errors_no_lost_job(server):
 
 
 # ---- the pages, in a real browser ---------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not HAVE_BROWSER:
-        pytest.skip(NO_BROWSER)
-    webdriver = pytest.importorskip("selenium.webdriver", reason="the browser tests need selenium (pip install -e '.[test]')")
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    yield driver
-    driver.quit()
-
-
-def wait(driver, condition, seconds: float = 20):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(condition)
-
-
-def open_page(driver, server, path: str) -> float:
-    """Load a page; the milliseconds until it was interactive (its scripts ran and set data-state)."""
-    driver.get(server.url + path)
-    wait(driver, lambda d: d.execute_script("return document.body.dataset.state") == "idle", 5)
-    return driver.execute_script("const t = performance.getEntriesByType('navigation')[0]; return t.domContentLoadedEventEnd;")
-
-
-def field(driver, selector: str, text: str) -> None:
-    element = driver.find_element("css selector", selector)
-    element.clear()
-    element.send_keys(text)
-
-
-def choose(driver, selector: str, value: str) -> None:
-    from selenium.webdriver.support.ui import Select
-
-    Select(driver.find_element("css selector", selector)).select_by_value(value)
 
 
 def shown_rows(driver, root: str = "#board") -> list[str]:

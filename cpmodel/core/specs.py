@@ -51,15 +51,16 @@ class RectangleSpec:
                              first_row=self.first_col, first_col=self.first_row)
 
 
-def parse_size(text: str) -> tuple[int, int]:
-    """'5x6' or '5×6' → (5, 6): m rows by n columns, each side 1..15."""
+def parse_size(text: str, most: int = MAX_SIDE) -> tuple[int, int]:
+    """'5x6' or '5×6' → (5, 6): m rows by n columns, each side 1..most (a server caps it lower,
+    and its message then names the server's limit)."""
     match = _SIZE.fullmatch(text)
     if not match:
         raise InputError(f"size must look like 5x6 (rows x columns), got {text!r}")
     m, n = int(match.group(1)), int(match.group(2))
     for side in (m, n):
-        if not 1 <= side <= MAX_SIDE:
-            raise InputError(f"each side of the size must be between 1 and {MAX_SIDE}, got {text!r}")
+        if not 1 <= side <= most:
+            raise InputError(f"each side of the size must be between 1 and {most}, got {text!r}")
     return m, n
 
 

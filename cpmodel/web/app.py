@@ -3,7 +3,8 @@
 Routes (every JSON answer is the CLI's ``--json`` document, docs/json.md):
 
 - ``GET /``, ``/rect``, ``/grid``, ``/banana``, ``/wordscapes``, ``/learn``: the pages
-  (plain HTML, JS and CSS from cpmodel/web/static; no CDN, no build step).
+  (cpmodel.web.pages: one Jinja2 layout; plain JS and CSS from cpmodel/web/static; no CDN,
+  no build step).
 - ``POST /api/{puzzle}`` (rect, grid, wordscapes, banana, words, explain): run one
   job and answer with its document; 400 with the CLI's one-line message for bad input.
 - ``POST /api/jobs`` ``{"puzzle": ..., fields}``: start a job, 202 with its id;
@@ -18,8 +19,9 @@ change state or use the API, and only with a JSON body (cpmodel.web.guard:
 403, 415); request bodies are capped and must be a plain JSON object (no
 deep nesting, huge or non-finite numbers, repeated keys, NUL or lone
 surrogates: 400); every answer carries a content security policy that
-allows only this origin's scripts and styles; and the pages put user text
-in the DOM as text, never as HTML.
+allows only this origin's scripts and styles, and the pages hold no inline
+style or script to allow (tests/test_web_pages.py reads Chromium's console);
+and the pages put user text in the DOM as text, never as HTML.
 """
 
 from __future__ import annotations
@@ -28,8 +30,6 @@ import asyncio
 import contextlib
 import json
 import random
-from importlib import resources
-from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -40,30 +40,29 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from cpmodel.core.errors import InputError
-from cpmodel.web import forms, game, guard
+from cpmodel.web import forms, game, guard, pages
 from cpmodel.web.jobs import DONE, Busy, JobManager
 from cpmodel.web.source import with_sources
 
 MAX_BODY = 64 * 1024  # bytes in a request body
 MAX_GAMES = 200
+LOOPBACK = ("127.0.0.1", "localhost", "[::1]")  # Host header values: an IPv6 literal keeps its brackets
 KEEPALIVE = 1.0  # seconds between comments on an idle event stream (a closed tab shows on the next write)
-PAGES = ("index", "rect", "grid", "banana", "wordscapes", "learn")
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
-TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-         ".css": "text/css; charset=utf-8", ".svg": "image/svg+xml", ".png": "image/png"}
 
 
-def static_files() -> dict[str, tuple[bytes, str]]:
-    """Every file shipped in cpmodel/web/static, read once: name → (bytes, content type)."""
-    folder = resources.files("cpmodel.web").joinpath("static")
-    return {entry.name: (entry.read_bytes(), TYPES.get(Path(entry.name).suffix, "application/octet-stream"))
-            for entry in folder.iterdir() if entry.is_file() and Path(entry.name).suffix in TYPES}
+def allowed_hosts(bound: str) -> tuple[str, ...]:
+    """The Host header values the server answers (TrustedHostMiddleware: no DNS rebinding): every
+    loopback name and the address it is bound to, an IPv6 literal in brackets as a Host header
+    carries it; any, when it is bound to every address (``0.0.0.0``, ``::``)."""
+    if bound in ("0.0.0.0", "::"):
+        return ("*",)
+    return tuple(dict.fromkeys(LOOPBACK + (f"[{bound}]" if ":" in bound else bound.lower(),)))
 
 
-def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127.0.0.1", "localhost")) -> Starlette:
+def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = LOOPBACK) -> Starlette:
     """The ASGI app with its job manager (``app.state.jobs``)."""
-    files = static_files()
     jobs = JobManager(workers, queue)
     games: dict[str, game.Game] = {}
     words: dict = {}
@@ -74,13 +73,6 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
 
             words["set"] = frozenset(load_default().words)
         return words["set"]
-
-    def page(request: Request) -> Response:
-        name = request.url.path.strip("/") or "index"
-        return _file(files, f"{name}.html")
-
-    def static(request: Request) -> Response:
-        return _file(files, request.path_params["name"])
 
     async def status(request: Request) -> JSONResponse:
         return JSONResponse(jobs.status())
@@ -129,7 +121,7 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
     async def game_new(request: Request) -> JSONResponse:
         body = await _body(request)
         fields = forms.Fields(body)
-        seed = fields.number("seed", "--seed", 0, 2**31 - 1, random.randrange(2**31))
+        seed = fields.number("seed", "--seed", 0, forms.MAX_SEED, random.randrange(forms.MAX_SEED + 1))
         started = game.new_game(seed, fields.number("bag", "bag", game.OPENING, 144, 144),
                                 fields.text("hand", "HAND", limit=400))
         key = f"{random.getrandbits(64):016x}"
@@ -145,19 +137,23 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         body = await _body(request)
         fields = forms.Fields(body)
         layout = fields.text("layout", "layout", "", limit=8_000) or ""
+        far = forms.MAX_BOARD_OFFSET
+        cells = game.on_board(layout, fields.number("top", "top", -far, far, 0), fields.number("left", "left", -far, far, 0))
         move = request.path_params["move"]
         answer: dict = {}
         if move == "check":
-            answer["problems"] = game.check(played, layout, word_set())
+            answer["problems"] = game.check(played, cells, word_set())
         elif move == "peel":
-            problems, drawn = game.peel(played, layout, word_set())
+            problems, drawn = game.peel(played, cells, word_set())
             answer.update(problems=problems, drawn=drawn)
         elif move == "dump":
             answer["drawn"] = game.dump(played, fields.text("tile", "tile", "", limit=1) or "", random.Random())
         else:
             raise HTTPException(404, f"no move {move!r:.40} (check, peel or dump)")
         answer["valid"] = not answer.get("problems")
-        return JSONResponse({**answer, **played.to_json(), "rack": game.rack(played, layout) if move != "dump" else None})
+        if "problems" in answer:
+            answer["marked"] = game.marked(cells, word_set()) if answer["problems"] else []
+        return JSONResponse({**answer, **played.to_json(), "rack": game.rack(played, cells) if move != "dump" else None})
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
@@ -165,9 +161,8 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
         yield
         await jobs.shutdown()
 
-    routes = [Route(f"/{'' if name == 'index' else name}", page) for name in PAGES]
-    routes += [Route("/static/{name}", static),
-               Route("/api/status", status),
+    routes = pages.routes({"limits": forms.limits()})
+    routes += [Route("/api/status", status),
                Route("/api/jobs", start, methods=["POST"]),
                Route("/api/jobs/{id}", job_state),
                Route("/api/jobs/{id}/events", events),
@@ -182,13 +177,6 @@ def create_app(workers: int = 2, queue: int = 32, hosts: tuple[str, ...] = ("127
                                         Exception: _internal})
     app.state.jobs, app.state.games = jobs, games
     return app
-
-
-def _file(files: dict, name: str) -> Response:
-    if name not in files:
-        raise HTTPException(404, "not found")
-    content, kind = files[name]
-    return Response(content, media_type=kind, headers={"Cache-Control": "no-cache"})
 
 
 async def _body(request: Request) -> dict:

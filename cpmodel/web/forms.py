@@ -34,7 +34,20 @@ MAX_BOARD = 15  # a Wordscapes board's rows and columns
 MAX_WHEEL = 12  # a Wordscapes wheel's letters
 MAX_LIMIT = 1_000  # --limit
 MAX_NUMBER_TEXT = 40  # characters in a number field sent as text
+MAX_SEED = 2**31 - 1  # --seed
+MAX_MIN_LENGTH = 16  # grid --min: the shortest word listed
+MAX_EXPLAIN_TILES = 30  # explain banana: a hand
+MAX_BOARD_OFFSET = 10_000  # a Bananagrams layout's top and left on the page's board (either sign)
 RECT_MODES = ("familiar", "first", "limit", "all", "count", "best")
+
+
+def limits() -> dict:
+    """This server's limits as the pages show them (an input's max, a label's range): the
+    constants the checks below apply, so a page never promises what the server refuses."""
+    return {"rect_side": MAX_RECT_SIDE, "grid_side": MAX_GRID_SIDE, "best_side": MAX_BEST_SIDE, "top": MAX_TOP,
+            "limit": MAX_LIMIT, "time": f"{TIME_CEILING:g}", "time_default": f"{TIME_DEFAULT:g}", "seed": MAX_SEED,
+            "min_length": MAX_MIN_LENGTH, "board": MAX_BOARD, "wheel": MAX_WHEEL, "tiles": MAX_TILES,
+            "explain_tiles": MAX_EXPLAIN_TILES}
 
 
 @dataclass
@@ -146,9 +159,7 @@ def rect(fields: Fields) -> Command:
     from cpmodel.core.specs import parse_pattern, parse_size
 
     size = fields.text("size", "size", "5x6", limit=40)
-    m, n = parse_size(size)
-    if max(m, n) > MAX_RECT_SIDE:
-        raise InputError(f"each side of the size must be at most {MAX_RECT_SIDE} on this server, got {size!r}")
+    m, n = parse_size(size, MAX_RECT_SIDE)
     mode = fields.choice("mode", "mode", RECT_MODES, "familiar")
     time_limit = fields.time_limit()
     argv = ["rect", "--json", f"--time-limit={time_limit:g}", f"--solver={_solver(fields, 'rect', mode in ('best', 'familiar'))}"]
@@ -175,11 +186,11 @@ def grid(fields: Fields) -> Command:
 
     time_limit = fields.time_limit()
     argv = ["grid", "--json", f"--score={fields.choice('score', '--score', ('boggle', 'scramble'), 'boggle')}",
-            f"--min={fields.number('min', '--min', 1, 16, 3)}"]
+            f"--min={fields.number('min', '--min', 1, MAX_MIN_LENGTH, 3)}"]
     longest = fields.number("max", "--max", 1, 64)
     if longest is not None:
         argv.append(f"--max={longest}")
-    seed = fields.number("seed", "--seed", 0, 2**31 - 1, 0)
+    seed = fields.number("seed", "--seed", 0, MAX_SEED, 0)
     board, best = fields.text("board", "BOARD", limit=400), fields.text("best", "--best", limit=10)
     if sum([bool(board), fields.flag("random"), bool(best)]) != 1:
         raise InputError("give exactly one of BOARD, --random or --best RxC")
@@ -190,9 +201,7 @@ def grid(fields: Fields) -> Command:
                              f"got {parsed.rows}x{parsed.cols}")
         return Command(argv + ["--", board], time_limit)
     if best:
-        rows, cols = parse_size(best)
-        if max(rows, cols) > MAX_BEST_SIDE:
-            raise InputError(f"--best: each side at most {MAX_BEST_SIDE} on this server, got {best!r}")
+        parse_size(best, MAX_BEST_SIDE)
         return Command(argv + [f"--best={best}", f"--seed={seed}", f"--time-limit={time_limit:g}"], time_limit)
     return Command(argv + ["--random", f"--seed={seed}"], time_limit)
 
@@ -231,7 +240,7 @@ def banana(fields: Fields) -> Command:
     layout = fields.text("layout", "layout", limit=8_000)
     action = fields.choice("action", "action", ("solve", "check", "peel"), "solve")
     if draw is not None and action == "solve" and not hand:
-        argv += [f"--draw={draw}", f"--seed={fields.number('seed', '--seed', 0, 2**31 - 1, 0)}"]
+        argv += [f"--draw={draw}", f"--seed={fields.number('seed', '--seed', 0, MAX_SEED, 0)}"]
     elif hand:
         if len(parse_hand(hand)) > MAX_TILES:
             raise InputError(f"a hand may hold at most {MAX_TILES} tiles (the whole bag), got {len(parse_hand(hand))}")
@@ -267,9 +276,7 @@ def explain(fields: Fields) -> Command:
     puzzle = fields.choice("puzzle", "PUZZLE", ("rect", "banana", "wordscapes"), "rect")
     if puzzle == "rect":
         size = fields.text("size", "size", "3x3", limit=40)
-        m, n = parse_size(size)
-        if max(m, n) > MAX_RECT_SIDE:
-            raise InputError(f"each side of the size must be at most {MAX_RECT_SIDE} on this server, got {size!r}")
+        m, n = parse_size(size, MAX_RECT_SIDE)
         argv = ["explain", "rect", "--json",
                 f"--encoding={fields.choice('encoding', '--encoding', ('table', 'onehot', 'automaton'), 'table')}",
                 f"--top={fields.number('top', '--top', 1, MAX_TOP, 300)}"]
@@ -282,8 +289,8 @@ def explain(fields: Fields) -> Command:
         from cpmodel.core.specs import parse_hand
 
         hand = fields.text("hand", "HAND", "aeinrstlp", limit=60)
-        if len(parse_hand(hand)) > 30:
-            raise InputError(f"explain banana: at most 30 tiles on this server, got {len(parse_hand(hand))}")
+        if len(parse_hand(hand)) > MAX_EXPLAIN_TILES:
+            raise InputError(f"explain banana: at most {MAX_EXPLAIN_TILES} tiles on this server, got {len(parse_hand(hand))}")
         argv = ["explain", "banana", "--json",
                 f"--encoding={fields.choice('encoding', '--encoding', ('automaton', 'table'), 'automaton')}"]
         return Command(argv + ["--", hand], fields.time_limit())

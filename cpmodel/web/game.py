@@ -7,6 +7,11 @@ needs three in the bag); with the bag empty, a valid layout of every tile
 held ends the game ("Bananas!"). ``bag`` may be cut below 144 tiles for a
 short game. Each move is checked by the project's validator
 (cpmodel.core.validate.banana_problems), never by the page.
+
+Where: the page sends its layout as the CLI's text (the tiles' bounding box) with
+the board coordinates of that box's first row and column (``top``, ``left``), so
+every position given back, in a problem's words or in the tiles it marks, is a
+square of the board the player sees, not of the box (which moves as tiles are added).
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ import random
 from collections import Counter
 from dataclasses import dataclass, field
 
-from cpmodel.core.boards import parse_layout
+from cpmodel.core.boards import parse_layout, runs_of
 from cpmodel.core.errors import InputError
 from cpmodel.core.specs import banana_bag
 from cpmodel.core.validate import banana_problems
@@ -56,16 +61,37 @@ def new_game(seed: int, bag_size: int = 144, hand: str | None = None) -> Game:
     return game
 
 
-def check(game: Game, layout: str, word_set) -> list[str]:
-    """Every rule the layout breaks, against every tile held (the validator's words)."""
+def on_board(layout: str, top: int = 0, left: int = 0) -> dict:
+    """The layout's tiles at the board's coordinates: its first row is row ``top`` of the
+    board, its first column column ``left``. {(row, column): letter}; empty for an empty layout."""
     cells = parse_layout(layout) if layout.strip() else {}
+    return {(r + top, c + left): letter for (r, c), letter in cells.items()}
+
+
+def check(game: Game, cells: dict, word_set) -> list[str]:
+    """Every rule the tiles on the board break, against every tile held (the validator's words,
+    its positions those of ``cells``)."""
     return banana_problems(cells, "".join(game.held), word_set) if cells else ["rule 1: the board is empty"]
 
 
-def peel(game: Game, layout: str, word_set) -> tuple[list[str], str]:
+def marked(cells: dict, word_set) -> list[tuple[int, int]]:
+    """The tiles a broken rule points at: each run that is not a word (rule 3) and each island
+    but the largest (rule 2), so the page marks them without reading the problems' words."""
+    import networkx as nx
+
+    bad = {cell for _, run in runs_of(cells) if "".join(cells[cell] for cell in run) not in word_set for cell in run}
+    graph = nx.Graph()  # built as the validator builds it, so the largest island is the one it names
+    graph.add_nodes_from(cells)
+    graph.add_edges_from(((r, c), (r + dr, c + dc)) for (r, c) in cells for dr, dc in ((0, 1), (1, 0))
+                         if (r + dr, c + dc) in cells)
+    islands = sorted(nx.connected_components(graph), key=len, reverse=True)
+    return sorted(bad.union(*islands[1:]))
+
+
+def peel(game: Game, cells: dict, word_set) -> tuple[list[str], str]:
     """Peel (or, with the bag empty, call Bananas): only with a valid layout of every tile held.
     Returns the problems (empty when the move was made) and the tiles drawn."""
-    problems = check(game, layout, word_set)
+    problems = check(game, cells, word_set)
     if problems or game.finished:
         return problems, ""
     if not game.bag:
@@ -94,7 +120,7 @@ def dump(game: Game, tile: str, rng: random.Random) -> str:
     return drawn
 
 
-def rack(game: Game, layout: str) -> str:
+def rack(game: Game, cells: dict) -> str:
     """The tiles held that are not on the board."""
-    placed = Counter(parse_layout(layout).values()) if layout.strip() else Counter()
+    placed = Counter(cells.values())
     return "".join(sorted((Counter(game.held) - placed).elements()))

@@ -41,12 +41,11 @@ def serve(host: str, port: int, workers: int, queue: int, announce) -> None:
     """Serve until a signal; ``announce(url)`` is called once the socket is bound."""
     import uvicorn
 
-    from cpmodel.web.app import create_app
+    from cpmodel.web.app import allowed_hosts, create_app
 
     sock = bind(host, port)
     bound = sock.getsockname()[1]
-    hosts = ("127.0.0.1", "localhost", "::1", host) if host not in ("0.0.0.0", "::") else ("*",)
-    app = create_app(workers, queue, hosts)
+    app = create_app(workers, queue, allowed_hosts(host))
     config = uvicorn.Config(app, log_level="warning", timeout_graceful_shutdown=2, lifespan="on",
                             access_log=False)
     server = _server(config, app.state.jobs)

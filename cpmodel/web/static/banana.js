@@ -2,7 +2,7 @@
 // and solves (the CLI's banana command); the page only holds where the tiles lie.
 "use strict";
 (() => {
-  const {$, el, say, fail, post} = cp;
+  const {$, el, say, fail, post, cellGrid} = cp;
   const key = (r, c) => `${r},${c}`;
   const state = {game: null, board: new Map(), rack: [], cursor: {r: 0, c: 0}, across: true, selected: -1, bad: new Set(), busy: false};
 
@@ -39,26 +39,23 @@
     let top = b.top - margin, left = b.left - margin, bottom = b.bottom + margin, right = b.right + margin;
     while (bottom - top + 1 < least) { top -= 1; if (bottom - top + 1 < least) bottom += 1; }
     while (right - left + 1 < least) { left -= 1; if (right - left + 1 < least) right += 1; }
-    const grid = el("div", {className: "letters small", id: "tiles", role: "grid"});
-    grid.style.gridTemplateColumns = `repeat(${right - left + 1}, auto)`;
-    for (let r = top; r <= bottom; r++) {
-      for (let c = left; c <= right; c++) {
-        const letter = state.board.get(key(r, c));
-        const classes = ["cell", letter ? "tile" : "empty"];
-        if (state.bad.has(key(r, c))) classes.push("bad");
-        if (r === state.cursor.r && c === state.cursor.c) classes.push("cursor");
-        grid.append(el("div", {className: classes.join(" "), dataset: {r, c}, role: "gridcell",
-                               onclick: () => clickCell(r, c)}, letter || ""));
-      }
-    }
-    $("#board").replaceChildren(grid);
+    const square = (row, column) => {
+      const r = top + row, c = left + column, letter = state.board.get(key(r, c));
+      const classes = ["cell", letter ? "tile" : "empty"];
+      if (state.bad.has(key(r, c))) classes.push("bad");
+      if (r === state.cursor.r && c === state.cursor.c) classes.push("cursor");
+      return el("div", {className: classes.join(" "), dataset: {r, c}, role: "gridcell", onclick: () => clickCell(r, c)},
+                letter || "");
+    };
+    $("#board").replaceChildren(cellGrid(bottom - top + 1, right - left + 1, square, {className: "letters small", id: "tiles"}));
     $("#rack").replaceChildren(...state.rack.map((letter, k) => el("button", {
       type: "button", className: "tile" + (k === state.selected ? " selected" : ""), dataset: {letter},
       onclick: () => { state.selected = state.selected === k ? -1 : k; draw(); }}, letter)));
     const g = state.game;
     if (g) {
       $("#game-info").textContent = `${g.tiles} tiles held · ${state.rack.length} in the rack · ${g.bag_left} in the bag · `
-        + `${g.peels} peels · ${g.dumps} dumps` + (g.finished ? " · Bananas!" : "");
+        + `${g.peels} peels · ${g.dumps} dumps` + (g.finished ? " · Bananas!" : "")
+        + ` · cursor at row ${state.cursor.r}, column ${state.cursor.c}`;
       $("#peel").textContent = g.bag_left ? "Peel" : "Bananas!";
     }
     for (const id of ["#check", "#peel", "#hint", "#solve-layout", "#clear"]) $(id).disabled = !g || g.finished || state.busy;
@@ -125,37 +122,18 @@
     state.game = answer;
   }
 
-  function markProblems(problems, origin) {
-    state.bad.clear();
-    for (const problem of problems) {
-      let m = problem.match(/'([a-z]+)' (across|down) at row (\d+), column (\d+)/);
-      if (m) {
-        for (let k = 0; k < m[1].length; k++) {
-          const r = origin.top + +m[3] + (m[2] === "down" ? k : 0), c = origin.left + +m[4] + (m[2] === "across" ? k : 0);
-          state.bad.add(key(r, c));
-        }
-      }
-      for (const island of problem.matchAll(/at \((\d+), (\d+)\)/g)) markIsland(origin.top + +island[1], origin.left + +island[2]);
-    }
-    $("#problems").replaceChildren(...problems.map((p) => el("li", {}, p)));
+  // The server's answer names positions on this board (the layout is sent with its top and left):
+  // the problems' words say them, and `marked` lists the tiles to mark.
+  function markProblems(answer) {
+    state.bad = new Set(answer.marked.map(([r, c]) => key(r, c)));
+    $("#problems").replaceChildren(...answer.problems.map((p) => el("li", {}, p)));
   }
 
-  function markIsland(r, c) {
-    const todo = [key(r, c)];
-    while (todo.length) {
-      const k = todo.pop();
-      if (state.bad.has(k) || !state.board.has(k)) continue;
-      state.bad.add(k);
-      const [rr, cc] = k.split(",").map(Number);
-      todo.push(key(rr + 1, cc), key(rr - 1, cc), key(rr, cc + 1), key(rr, cc - 1));
-    }
-  }
-
-  async function move(name, extra = {}) {
+  async function move(name) {
     const layout = layoutText();
-    const answer = await post(`/api/banana/game/${state.game.id}/${name}`, {layout: layout.text, ...extra});
+    const answer = await post(`/api/banana/game/${state.game.id}/${name}`, {layout: layout.text, top: layout.top, left: layout.left});
     apply({...answer, id: state.game.id});
-    return {answer, layout};
+    return answer;
   }
 
   async function run(task) {
@@ -176,15 +154,15 @@
   }
 
   async function check() {
-    const {answer, layout} = await move("check");
-    markProblems(answer.problems, layout);
+    const answer = await move("check");
+    markProblems(answer);
     if (answer.valid) say("valid: one connected crossword of every tile you hold, every word in the dictionary", "ok");
     else say(`${answer.problems.length} broken rule(s), marked on the board`, "error");
   }
 
   async function peel() {
-    const {answer, layout} = await move("peel");
-    markProblems(answer.problems, layout);
+    const answer = await move("peel");
+    markProblems(answer);
     if (!answer.valid) return say("no peel yet: fix the marked rule(s) first", "error");
     if (answer.finished) return say(`Bananas! Every one of your ${answer.tiles} tiles is in one valid layout.`, "ok");
     state.rack.push(...answer.drawn);
@@ -214,8 +192,7 @@
         if (doc.grid) return doc.grid;
       } catch (error) { /* the board is not a valid layout yet: solve from scratch */ }
     } else if (state.board.size && !rack) {
-      const answer = await post(`/api/banana/game/${state.game.id}/check`, {layout: layout.text});
-      if (answer.valid) return null;
+      if ((await move("check")).valid) return null;
     }
     const doc = await post("/api/banana", {hand: state.game.held, time_limit: 30});
     if (!doc.grid) throw new Error(`the solver found no layout (${doc.status}, stopped by ${doc.stopped_by})`);

@@ -70,20 +70,22 @@ const cp = (() => {
     return null;
   }
 
+  // A grid of cells drawn as rows (no inline style: the policy forbids it), each cell made by
+  // cell(r, c). Returns the container; props go to it (className "letters" unless given).
+  function cellGrid(height, width, cell, props = {}) {
+    const line = (r) => el("div", {className: "line", role: "row"}, ...Array.from({length: width}, (_, c) => cell(r, c)));
+    return el("div", {className: "letters", role: "grid", ...props}, ...Array.from({length: height}, (_, r) => line(r)));
+  }
+
   // A grid of letters: rows of text, '#' or ' ' blocked, '.' open. Returns the container.
-  function letterGrid(rows, className = "letters") {
+  function letterGrid(rows) {
     const width = Math.max(...rows.map((row) => row.length));
-    const grid = el("div", {className, role: "grid"});
-    grid.style.gridTemplateColumns = `repeat(${width}, auto)`;
-    rows.forEach((row, r) => {
-      for (let c = 0; c < width; c++) {
-        const ch = row[c] || "#";
-        const blocked = ch === "#" || ch === " ";
-        grid.append(el("div", {className: "cell" + (blocked ? " blocked" : ch === "." ? " open" : ""),
-                               dataset: {r, c}, role: "gridcell"}, blocked || ch === "." ? "" : ch));
-      }
+    return cellGrid(rows.length, width, (r, c) => {
+      const ch = rows[r][c] || "#";
+      const blocked = ch === "#" || ch === " ";
+      return el("div", {className: "cell" + (blocked ? " blocked" : ch === "." ? " open" : ""),
+                        dataset: {r, c}, role: "gridcell"}, blocked || ch === "." ? "" : ch);
     });
-    return grid;
   }
 
   function table(headers, rows, className = "data") {
@@ -92,16 +94,23 @@ const cp = (() => {
       el("tbody", {}, ...rows.map((row) => el("tr", {}, ...row.map((cell) => el("td", {}, cell))))));
   }
 
-  // Mark the page's own link in the header.
-  function navigation() {
-    for (const link of document.querySelectorAll("header a[href]")) {
-      if (link.getAttribute("href") === location.pathname) link.setAttribute("aria-current", "page");
+  // A field only some choices read says so: <label data-shown-with="mode=limit"> (choices split
+  // by |) is hidden unless the select #mode holds one of them, so a page never shows a field that
+  // its selected mode does not send.
+  function showOnlyFieldsRead() {
+    for (const label of document.querySelectorAll("[data-shown-with]")) {
+      const [id, choices] = label.dataset.shownWith.split("=");
+      const select = document.getElementById(id);
+      const update = () => { label.hidden = !choices.split("|").includes(select.value); };
+      select.addEventListener("change", update);
+      update();
     }
   }
+
   document.addEventListener("DOMContentLoaded", () => {
-    navigation();
+    showOnlyFieldsRead();
     if (!document.body.dataset.state) document.body.dataset.state = "idle";  // pages with no script of their own
   });
 
-  return {$, el, say, fail, post, startJob, problem, letterGrid, table};
+  return {$, el, say, fail, post, startJob, problem, cellGrid, letterGrid, table};
 })();

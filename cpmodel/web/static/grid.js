@@ -1,7 +1,7 @@
 // Grid games: the words of a board (the CLI's grid command), their paths, a best-board search.
 "use strict";
 (() => {
-  const {$, el, say, fail, post, startJob, problem} = cp;
+  const {$, el, say, fail, post, startJob, problem, cellGrid} = cp;
   let search = null;
 
   function tileText(tile) {  // "qu", "e+2", "a*3" → what the tile shows
@@ -23,10 +23,8 @@
 
   function drawBoard(notation) {
     const rows = tiles(notation);
-    const grid = el("div", {className: "letters", id: "grid-board", role: "grid"});
-    grid.style.gridTemplateColumns = `repeat(${rows[0].length}, auto)`;
-    rows.forEach((row, r) => row.forEach((tile, c) =>
-      grid.append(el("div", {className: "cell", dataset: {r, c}, role: "gridcell"}, tileText(tile)))));
+    const grid = cellGrid(rows.length, rows[0].length,
+      (r, c) => el("div", {className: "cell", dataset: {r, c}, role: "gridcell"}, tileText(rows[r][c])), {id: "grid-board"});
     $("#board").replaceChildren(grid);
   }
 
@@ -42,21 +40,48 @@
     });
   }
 
+  // Whose path is lit: the focused word's while the keyboard (or a focus change) has control, else
+  // the word under the pointer, else the focused one. A key press or a new focus takes control; only
+  // a real pointer move gives it back: a list scrolled by Tab under a resting pointer puts another
+  // word under it (mouseover, no move), and that word must not take the light from the focused one.
+  const lit = {hovered: null, focused: null, focusRules: false, x: null, y: null, item: null};
+
+  function relight() {
+    const item = (lit.focusRules && lit.focused) || lit.hovered || lit.focused;
+    if (item === lit.item) return;
+    if (lit.item) lit.item.classList.remove("lit");
+    if (item) item.classList.add("lit");
+    lit.item = item;
+    highlight(item ? JSON.parse(item.dataset.path) : []);
+  }
+
+  function followPointerAndKeyboard(list) {
+    const word = (event) => event.target.closest && event.target.closest("#words li");
+    list.addEventListener("mouseover", (event) => { lit.hovered = word(event); relight(); });
+    list.addEventListener("mouseleave", () => { lit.hovered = null; relight(); });
+    list.addEventListener("focusin", (event) => { lit.focused = word(event); lit.focusRules = true; relight(); });
+    list.addEventListener("focusout", (event) => { if (!list.contains(event.relatedTarget)) { lit.focused = null; relight(); } });
+    // after the key's own work (Tab's focus change lights its word first: nothing else is lit between)
+    document.addEventListener("keydown", () => { lit.focusRules = true; requestAnimationFrame(relight); });
+    document.addEventListener("mousemove", (event) => {
+      if (event.clientX === lit.x && event.clientY === lit.y) return;  // the page moved, not the pointer
+      lit.x = event.clientX;
+      lit.y = event.clientY;
+      lit.hovered = word(event);
+      lit.focusRules = false;
+      relight();
+    });
+  }
+
   function show(doc) {
     drawBoard(doc.board);
     $("#board-input").value = doc.board;
     $("#total").textContent = `${doc.count} words · ${doc.total} points (${doc.score_kind})`
       + (doc.evaluations ? ` · ${doc.evaluations.toLocaleString()} boards tried · a heuristic, not a proven optimum` : "");
     const list = $("#words");
-    list.replaceChildren(...doc.words.map((w, k) => {
-      const item = el("li", {tabIndex: 0, dataset: {index: k, path: JSON.stringify(w.path)}}, `${w.word} ${w.score}`);
-      const on = () => highlight(w.path), off = () => highlight([]);
-      item.addEventListener("mouseenter", on);
-      item.addEventListener("focus", on);
-      item.addEventListener("mouseleave", off);
-      item.addEventListener("blur", off);
-      return item;
-    }));
+    list.replaceChildren(...doc.words.map((w, k) =>
+      el("li", {tabIndex: 0, dataset: {index: k, path: JSON.stringify(w.path)}}, `${w.word} ${w.score}`)));
+    Object.assign(lit, {hovered: null, focused: null, item: null});
     document.body.dataset.state = "done";
   }
 
@@ -114,6 +139,7 @@
     $("#form").addEventListener("submit", (event) => { event.preventDefault(); find({board: $("#board-input").value}); });
     $("#roll").addEventListener("click", () => find({random: true, seed: $("#seed").value}));
     $("#best-form").addEventListener("submit", best);
+    followPointerAndKeyboard($("#words"));
     $("#best-stop").addEventListener("click", () => { if (search) { search.cancel(); $("#status").textContent = "stopping…"; } });
     document.body.dataset.state = "idle";
   });
