@@ -57,8 +57,10 @@ const cp = (() => {
     on("progress", (d) => handlers.progress && handlers.progress(d));
     on("solutions", (d) => handlers.solutions && handlers.solutions(d.batch));
     on("done", (d) => { finished = true; source.close(); handlers.done && handlers.done(d); });
+    let lost = "lost the connection to the server";
+    on("shutdown", (d) => { lost = d.message; });  // the server says it is stopping: the stream ends next
     source.onerror = () => {
-      if (!finished) { finished = true; source.close(); handlers.done && handlers.done({code: null, doc: null, message: "lost the connection to the server"}); }
+      if (!finished) { finished = true; source.close(); handlers.done && handlers.done({code: null, doc: null, message: lost}); }
     };
     return job;
   }
