@@ -102,6 +102,23 @@ def test_heuristic_unknown_is_never_none():
     assert both.status == NONE and both.solver == "cpsat" and both.complete
 
 
+@pytest.mark.parametrize("solver, status, complete, answers", [
+    ("backtrack", UNKNOWN, True, False),  # a heuristic that ran dry proves nothing, even if it says complete
+    ("backtrack", NONE, True, False),  # ... nor can it say none
+    ("backtrack", FOUND, True, True),  # a layout it found is an answer
+    ("cpsat", NONE, True, True),  # an exact engine's finished search is a proof
+    ("cpsat", UNKNOWN, False, False),  # stopped: no answer
+])
+def test_only_an_exact_proof_or_a_found_answer_ends_a_race(solver, status, complete, answers):
+    """The rule that keeps a heuristic from ever deciding a race (the mutation sample's
+    'any complete result wins' survived: no heuristic today says complete without an answer)."""
+    from cpmodel.core.result import SolveResult
+    from cpmodel.run.portfolio import conclusive
+
+    job = Job("banana", BananaSpec("qqq", ("at",)), "auto")
+    assert conclusive(job, SolveResult(solver, status, complete=complete, count=0, seconds=0.0)) is answers
+
+
 def test_plan_fits_the_cores():
     assert portfolio_plan("rect", cores=2) == [Entrant("backtrack"), Entrant("cp", delay=HEAD_START)]
     assert portfolio_plan("rect", cores=1) == [Entrant("backtrack")]
