@@ -98,6 +98,7 @@ def pytest_run(root: Path, args: list[str], timeout: float) -> tuple[int | None,
     except subprocess.TimeoutExpired:
         return None, ""
     failed = next((line.split(" ")[1] for line in proc.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))), "")
+    failed = failed.split("@")[0]  # xdist's "@group" suffix is no test id: run alone, it would match nothing
     return proc.returncode, failed
 
 
