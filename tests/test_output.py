@@ -278,3 +278,17 @@ def test_the_estimate_document_matches_the_docs():
                 "workers_for_one_hour"):
         assert key in estimate and f"`{key}`" in docs, key
     assert estimate["nodes_agreement"]["within_error"] is True
+
+
+def test_a_cross_check_with_an_engine_that_never_ran_is_not_complete():
+    """Ctrl-C or a spent --time-limit after the first engine of a cross-check: that engine's
+    finished search does not make the document complete, and the engines are not said to agree."""
+    from cpmodel.core.control import Request
+    from cpmodel.core.result import FOUND, SolveResult
+    from cpmodel.show.documents import solve_document
+
+    first = SolveResult("backtrack", FOUND, complete=True, count=1, seconds=0.1, solutions=[("at", "to")])
+    doc = solve_document({}, Request(limit=None), [first], "identical solution sets", engines=["backtrack", "cp"])
+    assert doc["complete"] is False and doc["agreement"].startswith("undecided") and doc["status"] == FOUND
+    both = solve_document({}, Request(limit=None), [first, first], "identical solution sets", engines=["backtrack", "cp"])
+    assert both["complete"] is True and both["agreement"] == "identical solution sets"
