@@ -53,7 +53,8 @@ HOSTILE = [  # (kind, body bytes, headers)
     ("huge number", b'{"size": "3x3", "top": 1' + b"0" * 5000 + b"}", JSON),
     ("NaN", b'{"size": "3x3", "top": NaN}', JSON),
     ("Infinity", b'{"size": "3x3", "time_limit": Infinity}', JSON),
-    ("wrong types", b'{"size": 5, "top": "many", "mode": [1], "solver": {}, "time_limit": true}', JSON),
+    ("wrong types", b'{"size": 5, "top": "many", "mode": [1], "solver": {}, "time_limit": true, "seed": "x", "bag": [1], '
+                    b'"hand": 5, "letters": 7}', JSON),  # a field of every endpoint: one that reads none starts a game
     ("NUL", rb'{"size": "3x3\u0000", "letters": "ab\u0000c"}', JSON),
     ("lone surrogate", rb'{"size": "3x3", "letters": "\ud800"}', JSON),
     ("invalid UTF-8", b'{"size": "3x3\xff\xfe"}', JSON),
