@@ -45,10 +45,7 @@ LONG_COUNT = {"size": "5x6", "top": 5000, "mode": "count", "solver": "backtrack"
 def warm_server():
     """A server whose fork server has its words loaded (the first job would otherwise pay for it)."""
     server = launch("--jobs", "2", "--queue", "4")
-    with httpx.Client(base_url=server.url) as client:
-        deadline = time.monotonic() + 30
-        while not client.get("/api/status").json()["warm"] and time.monotonic() < deadline:
-            time.sleep(0.1)
+    server.wait_until_warm()
     return server
 
 

@@ -292,14 +292,11 @@ WINDOW = (1280, 900)  # the browser's window; a test that resizes it puts it bac
 def server():
     """``python -m cpmodel serve`` (two workers, a queue of four), once its fork server is warm
     (the words and the trie loaded); one per module: tests/test_web.py ends by stopping it."""
-    httpx = pytest.importorskip("httpx", reason="the web tests need httpx (pip install -e '.[test]')")
+    pytest.importorskip("httpx", reason="the web tests need httpx (pip install -e '.[test]')")
     from cpmodel.web.launch import launch
 
     launched = launch("--jobs", "2", "--queue", "4")
-    with httpx.Client(base_url=launched.url) as client:
-        deadline = time.monotonic() + 30
-        while not client.get("/api/status").json()["warm"] and time.monotonic() < deadline:
-            time.sleep(0.1)
+    launched.wait_until_warm()
     yield launched
     if launched.process.poll() is None:
         launched.stop(signal.SIGKILL)

@@ -7,12 +7,14 @@ after being orphaned: :func:`session_processes` finds any that outlive it.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 
@@ -38,6 +40,17 @@ class Launched:
 
     def leftovers(self) -> list[int]:
         return session_processes(self.process.pid)
+
+    def wait_until_warm(self, seconds: float = 30.0) -> bool:
+        """Poll ``/api/status`` until the fork server has its words and trie loaded (else the
+        first job pays for them); False if it is not warm within ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with urllib.request.urlopen(self.url + "/api/status", timeout=5) as answer:
+                if json.load(answer)["warm"]:
+                    return True
+            time.sleep(0.1)
+        return False
 
 
 def launch(*options: str, timeout: float = 30.0, env: dict | None = None) -> Launched:
