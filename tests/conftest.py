@@ -340,6 +340,17 @@ def field(driver, selector: str, text: str) -> None:
     element.send_keys(text)
 
 
+def banana_hand(driver, server, hand: str):
+    """/banana with ``hand`` in the rack; the board element, clicked (keys typed go to it)."""
+    open_page(driver, server, "/banana")
+    field(driver, "#hand", hand)
+    driver.find_element("css selector", "#use-hand").click()
+    wait(driver, lambda d: d.execute_script("return document.body.dataset.rack") == str(len(hand)), 10)
+    board = driver.find_element("css selector", "#board")
+    board.click()
+    return board
+
+
 def choose(driver, selector: str, value: str) -> None:
     from selenium.webdriver.support.ui import Select
 

@@ -27,7 +27,7 @@ from cpmodel.core.boards import parse_grid  # noqa: E402
 from cpmodel.core.lexicon import load_default  # noqa: E402
 from cpmodel.core.specs import parse_size  # noqa: E402
 from cpmodel.core.validate import grid_word_problems  # noqa: E402
-from tests.conftest import ROOT, choose, field, open_page, wait  # noqa: E402
+from tests.conftest import ROOT, banana_hand, choose, field, open_page, wait  # noqa: E402
 
 # The README's pictures: refreshed with CPMODEL_SCREENSHOTS=docs/screenshots; otherwise they go to a
 # scratch folder, so that the test command leaves the checkout as it found it.
@@ -465,12 +465,7 @@ def _new_error(driver, old: str) -> str | bool:
 def test_bananagrams_by_keyboard_and_check_marks_the_broken_rule(browser, server):
     from selenium.webdriver.common.keys import Keys
 
-    open_page(browser, server, "/banana")
-    field(browser, "#hand", "catdogx")
-    browser.find_element("css selector", "#use-hand").click()
-    wait(browser, lambda d: d.execute_script("return document.body.dataset.rack") == "7", 10)
-    board = browser.find_element("css selector", "#board")
-    board.click()
+    board = banana_hand(browser, server, "catdogx")
     board.send_keys("cat", Keys.ARROW_DOWN, Keys.ARROW_DOWN, Keys.ARROW_DOWN, "dog")  # two words, apart
     assert sorted(board_cells(browser).values()) == sorted("catdog")
     browser.find_element("css selector", "#check").click()

@@ -18,7 +18,7 @@ pytest.importorskip("httpx", reason="the web tests need httpx (pip install -e '.
 pytest.importorskip("starlette", reason="serve needs the web extra (pip install -e '.[web]')")
 pytest.importorskip("uvicorn", reason="serve needs the web extra (pip install -e '.[web]')")
 
-from tests.conftest import choose, field, open_page, wait  # noqa: E402
+from tests.conftest import banana_hand, choose, field, open_page, wait  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("web")  # beside tests/test_web.py: one browser at a time on two cores
 
@@ -196,12 +196,7 @@ def test_a_checked_word_is_named_and_marked_where_the_player_put_it(browser, ser
     marked are the ones there."""
     from selenium.webdriver.common.keys import Keys
 
-    open_page(browser, server, "/banana")
-    field(browser, "#hand", "cxtdog")
-    browser.find_element("css selector", "#use-hand").click()
-    wait(browser, lambda d: d.execute_script("return document.body.dataset.rack") == "6", 10)
-    board = browser.find_element("css selector", "#board")
-    board.click()
+    board = banana_hand(browser, server, "cxtdog")
     board.send_keys(Keys.ARROW_UP, Keys.ARROW_UP, Keys.ARROW_LEFT)
     assert "cursor at row -2, column -1" in browser.find_element("css selector", "#game-info").text
     board.send_keys("cxt")
