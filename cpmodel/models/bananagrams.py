@@ -17,8 +17,7 @@ Constraints.
     (2) rows and columns are words, in one of two encodings:
         automaton: (ℓ[r,0], …, ℓ[r,C−1]) ∈ L, where L is the regular
             language of lines over Σ whose maximal letter runs are single
-            letters or words; its DFA is the trie of the words plus a
-            "blank" state (AddAutomaton)
+            letters or words (AddAutomaton; its DFA below)
         table: for every possible run (start, length k ≥ 2) a literal
             run ⇔ (□ or edge before) ∧ (k tiles) ∧ (□ or edge after), and
             run ⇒ (ℓ over the run) ∈ D_k (enforced AddAllowedAssignments)
@@ -28,22 +27,49 @@ Constraints.
     (4) symmetry: the layout touches row 0 and column 0 (translation), and
         the root is pinned to the first tile of row 0, so it is a function
         of the letters.
+    (5) redundant: Σ_{r,c} x[r,c,□] = R·C − N (implied by (1) and the
+        exactly-ones, but stated it lets the LP see the blanks: 2–5× fewer
+        branches in tight boxes). In ``compact``, where every box of smaller
+        area is already proven empty, the layout also touches row R−1 and
+        column C−1.
+
+The line automaton is the minimal DFA of the runs (words and single
+letters), closed by a blank back to its start: CP-SAT expands an automaton
+into a Boolean per state and position, and the minimal one has about 8×
+fewer states than the trie of the words.
 
 The flows are not determined by the letters (many flows witness one
 connected layout), so this model is solved for one layout or an optimum,
 never enumerated.
 
-Box strategy: ``solve`` tries three roomy compact boxes first (the smallest
-of area ≥ 2N, where layouts are found fast), then the largest boxes,
-R + C = N + 1. An infeasible box is proven for that box and every box inside
-it (a layout that fits the smaller box fits the larger one), so those are
-skipped. ``none`` is reported only when every box that could hold a connected
-layout (R ≤ C by transposition, R + C ≤ N + 1) was proven infeasible, itself
-or inside a larger one: the ⌈N/2⌉ largest boxes cover them all.
+How ``solve`` spends its time (each step measured in docs/modelling.md,
+"Making the Bananagrams model fast"):
+
+1. A hint. The backtracker lays the hand out (in the first roomy box,
+   then anywhere); CP-SAT confirms that layout in its own box with the
+   layout's own words (a layout legal with fewer words is legal with all)
+   and light presolve. Finding is the backtracker's strength; the model is
+   there for what it cannot do: proofs.
+2. The word-count relaxation (:mod:`cpmodel.models.bananagrams_words`):
+   forget where words are, keep how often each is used across and down.
+   Infeasible counts prove ``none`` at once: hands with few vowels or many
+   j, q, x, z, which the box-by-box proof below cannot finish in minutes.
+3. Box by box. ``candidate_boxes`` orders them: three roomy boxes, then
+   the largest (R + C = N + 1). An infeasible box is proven for that box and
+   every box inside it (a layout that fits the smaller box fits the larger
+   one), so those are skipped. ``none`` is reported only when every box that
+   could hold a connected layout (R ≤ C by transposition, R + C ≤ N + 1) was
+   proven infeasible, itself or inside a larger one. Before its cell model,
+   each box gets the relaxation's box version (words no longer than the box,
+   room for runs per line) with a short budget.
+
 ``--compact`` (``compact``) first lets the backtracker search boxes of
 growing area for a compact layout, then asks CP-SAT about every box of
 smaller area, smallest first: the area is proven smallest only when all of
 those are infeasible.
+
+:class:`Tuning` switches each speed-up off for Lesson 5; ``BASELINE`` is the
+model as it was first written.
 """
 
 from __future__ import annotations
@@ -62,6 +88,28 @@ from cpmodel.models.cpsat_run import apply_params, prepare, solve_with_stop
 
 BLANK = "."
 ENCODINGS = ("automaton", "table")
+HINT_SECONDS = 0.5  # the backtracker's budget for a hint (it lays out 144 tiles in 0.3 s)
+COUNTS_SECONDS = 5.0  # the word-count relaxation's budget for a whole hand: infeasible hands fail in < 0.3 s
+BOX_COUNTS_SECONDS = 1.0  # and per box (feasible counts can take seconds to find, and prove nothing)
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """The speed-ups of Lesson 5, each measured on its own and each on by
+    default; ``BASELINE`` turns them all off (the model as it was first written)."""
+    minimal_automaton: bool = True  # the DAWG line automaton instead of the trie
+    hint: bool = True  # the backtracker's layout as CP-SAT's solution hint
+    light_presolve: bool = True  # when a hint is there to confirm, presolve lightly
+    own_words: bool = True  # confirm the hint with the hint's own words only
+    counting: bool = True  # the word-count relaxation proves hopeless hands and boxes empty
+    blank_count: bool = True  # state the number of blanks in the box (redundant)
+    tight_boxes: bool = True  # --compact: the layout touches all four sides of each box it tries
+
+
+FAST = Tuning()
+BASELINE = Tuning(minimal_automaton=False, hint=False, light_presolve=False, own_words=False, counting=False,
+                  blank_count=False, tight_boxes=False)
+LIGHT_PRESOLVE = ("cp_model_probing_level:0", "symmetry_level:0", "max_presolve_iterations:1")
 
 
 @dataclass
@@ -72,13 +120,22 @@ class BananaVars:
     x: list  # x[r][c][a]
     letter: list  # ℓ[r][c]
     occ: list  # occ[r][c] literal
+    root: dict  # (r, c) → root literal
+    flow: dict  # ((r, c), (r', c')) → flow on that edge
 
 
-def line_automaton(words, alphabet: str):
+def line_automaton(words, alphabet: str, minimal: bool = True):
     """DFA of lines whose maximal letter runs are single letters or words.
 
-    State 0 is "after a blank / at the start"; every other state is a trie
-    node, i.e. the letters of the current run so far."""
+    State ``start`` is "after a blank / at the start of the line"; every other
+    state stands for the letters of the current run so far. ``minimal``
+    merges the runs that every continuation treats alike (the minimal DAWG
+    of the words and the single letters, Myhill–Nerode): for a 21-tile hand
+    about 900 states against 7,000 trie nodes, and CP-SAT expands the
+    automaton into one Boolean per state and position. ``minimal=False`` is
+    the trie, kept as Lesson 5's baseline."""
+    if minimal:
+        return _minimal_line_automaton(words, alphabet)
     blank = alphabet.index(BLANK)
     node_of: dict[str, int] = {"": 0}
     is_word: set[int] = set()
@@ -104,8 +161,24 @@ def line_automaton(words, alphabet: str):
     return 0, sorted(finals), transitions
 
 
-def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automaton"):
-    """The model of ``spec`` in an rows×cols box; nothing is solved here."""
+def _minimal_line_automaton(words, alphabet: str):
+    """The DAWG of the runs (words and single letters), closed into a loop:
+    a blank leads from every state where a run may end back to the start."""
+    from cpmodel.core.dawg import ALPHABET, build_dawg
+
+    dawg = build_dawg(list(words) + list(alphabet[:-1]))
+    code = {ALPHABET.index(a): k for k, a in enumerate(alphabet[:-1])}
+    transitions = [(s, code[letter], t) for s, letter, t in dawg.transitions]
+    finals = sorted(set(dawg.finals) | {dawg.start})  # the start: an empty line, or after a blank
+    transitions += [(state, alphabet.index(BLANK), dawg.start) for state in finals]
+    return dawg.start, finals, transitions
+
+
+def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automaton", minimal: bool = True,
+                blank_count: bool = True, tight: bool = False):
+    """The model of ``spec`` in an rows×cols box; nothing is solved here.
+    ``tight``: the layout touches all four sides (sound once every box of
+    smaller area is proven empty, as ``compact`` does)."""
     model = cp_model.CpModel()
     alphabet = "".join(sorted(set(spec.hand))) + BLANK
     blank = len(alphabet) - 1
@@ -126,7 +199,7 @@ def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automat
     lines = [letter[r] for r in range(rows)] + [[letter[r][c] for r in range(rows)] for c in range(cols)]
     if encoding == "automaton":
         for length in {cols, rows}:
-            start, finals, transitions = line_automaton([w for w in spec.words if len(w) <= length], alphabet)
+            start, finals, transitions = line_automaton([w for w in spec.words if len(w) <= length], alphabet, minimal)
             for line in (line for line in lines if len(line) == length):
                 model.add_automaton(line, start, finals, transitions)
     else:
@@ -135,10 +208,17 @@ def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automat
     # (4) translation symmetry: the layout touches row 0 and column 0
     model.add_bool_or([occ[0][c] for c in range(cols)])
     model.add_bool_or([occ[r][0] for r in range(rows)])
+    if tight:  # every smaller box is proven empty: the layout fills this one edge to edge
+        model.add_bool_or([occ[rows - 1][c] for c in range(cols)])
+        model.add_bool_or([occ[r][cols - 1] for r in range(rows)])
+
+    # (5) redundant: the box holds exactly R·C − N blanks (implied by (1); stated, it cuts the search 2–5×)
+    if blank_count:
+        model.add(sum(x[r][c][blank] for r in range(rows) for c in range(cols)) == rows * cols - n)
 
     # (3) connectivity: a flow of N − 1 units from the root reaches every tile
-    _add_flow(model, occ, rows, cols, n)
-    return model, BananaVars(rows, cols, alphabet, x, letter, occ)
+    root, flow = _add_flow(model, occ, rows, cols, n)
+    return model, BananaVars(rows, cols, alphabet, x, letter, occ, root, flow)
 
 
 def _add_run_tables(model, spec, alphabet, x, rows, cols) -> None:
@@ -173,7 +253,7 @@ def _add_run_tables(model, spec, alphabet, x, rows, cols) -> None:
                     model.add(run == 0)
 
 
-def _add_flow(model, occ, rows, cols, n: int) -> None:
+def _add_flow(model, occ, rows, cols, n: int):
     cells = [(r, c) for r in range(rows) for c in range(cols)]
     # the root is the first tile of row 0: root[0,c] ⇔ occ[0,c] ∧ no tile left of it
     root = {cell: model.new_bool_var(f"root{cell}") for cell in cells}
@@ -197,6 +277,39 @@ def _add_flow(model, occ, rows, cols, n: int) -> None:
         inflow = sum(f for (a, b), f in flow.items() if b == v)
         outflow = sum(f for (a, b), f in flow.items() if a == v)
         model.add(inflow - outflow == occ[v[0]][v[1]] - n * root[v])
+    return root, flow
+
+
+def add_layout_hint(model, variables: BananaVars, cells: dict) -> None:
+    """Hint every variable from a legal layout (cells from (0, 0), fitting the
+    box): its letters, its root (the first tile of row 0) and a flow along a
+    breadth-first tree from the root, each edge carrying the tiles beyond it.
+    A complete, feasible hint lets CP-SAT answer as soon as it has checked it."""
+    from collections import deque
+
+    for r in range(variables.rows):
+        for c in range(variables.cols):
+            symbol = cells.get((r, c), BLANK)
+            for k, a in enumerate(variables.alphabet):
+                model.add_hint(variables.x[r][c][k], a == symbol)
+            model.add_hint(variables.letter[r][c], variables.alphabet.index(symbol))
+    root = min((cell for cell in cells if cell[0] == 0), key=lambda cell: cell[1])
+    parent, order, queue = {root: None}, [], deque([root])
+    while queue:  # breadth-first tree of the tiles
+        u = queue.popleft()
+        order.append(u)
+        for dr, dc in ((0, 1), (1, 0), (0, -1), (-1, 0)):
+            v = (u[0] + dr, u[1] + dc)
+            if v in cells and v not in parent:
+                parent[v] = u
+                queue.append(v)
+    beyond = dict.fromkeys(order, 1)
+    for v in reversed(order[1:]):  # each tile's subtree size, leaves first
+        beyond[parent[v]] += beyond[v]
+    for cell, literal in variables.root.items():
+        model.add_hint(literal, cell == root)
+    for (u, v), f in variables.flow.items():
+        model.add_hint(f, beyond[v] if parent.get(v) == u else 0)
 
 
 def read_layout(solver, variables: BananaVars) -> dict:
@@ -224,40 +337,110 @@ def candidate_boxes(n: int, roomy_first: int = 3) -> list[tuple[int, int]]:
 
 
 def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "automaton", log: bool = False,
-          params: tuple[str, ...] = ()) -> SolveResult:
-    """Grow the box until a layout is found, every box is proven empty, or time runs out."""
+          params: tuple[str, ...] = (), tuning: Tuning = FAST) -> SolveResult:
+    """A layout, a proof that there is none, or ``unknown`` when time runs out.
+
+    1. (``tuning.hint``) The backtracker's layout, if it finds one within a
+       small budget, is CP-SAT's hint in the box of that layout: CP-SAT checks
+       it and answers at once. The layout is CP-SAT's answer, validated.
+    2. (``tuning.counting``) The word-count relaxation
+       (:mod:`cpmodel.models.bananagrams_words`): infeasible counts prove
+       ``none`` without a cell; per box, they prove the box empty.
+    3. Box by box, as ``candidate_boxes`` orders them."""
     control = control or Control()
     started = time.perf_counter()
     word_set = set(spec.words)
+    tried: list[str] = []
+    stats: dict = {}
+    if control.stop_reason():
+        return _result(UNKNOWN, False, [], started, control.stop_reason(), tried, None, stats)
+    if tuning.hint:
+        hint, stats["hint_seconds"] = _backtrack_hint(spec, control)
+        if hint is not None:
+            rows, cols = _shape(hint)
+            own = own_words(hint) if tuning.own_words else spec
+            stats["hint_words"] = len(own.words)
+            status, cells, solver = _solve_box(own, rows, cols, encoding, control, log, params, tuning, hint)
+            tried.append(f"{rows}x{cols}:{solver.status_name(status)} (hinted)")
+            if cells is not None:
+                check_banana(cells, spec.hand, word_set)
+                return _result(FOUND, True, [tuple(layout_rows(cells))], started, None, tried, solver, stats)
+    if tuning.counting and counts_say_none(spec, control):
+        stats["proof"] = "word counts"
+        return _result(NONE, True, [], started, None, tried, None, stats)
     proven_empty: list[tuple[int, int]] = []
-    tried, timed_out = [], False
     for rows, cols in candidate_boxes(spec.size):
-        reason = control.stop_reason()
-        if reason:
-            timed_out = True
-            break
+        if control.stop_reason():
+            return _result(UNKNOWN, False, [], started, control.stop_reason(), tried, None, stats)
         inside = next(((r, c) for r, c in proven_empty if rows <= r and cols <= c), None)
         if inside is not None:  # a layout in this box would fit the larger, infeasible one
             tried.append(f"{rows}x{cols}:inside {inside[0]}x{inside[1]}")
             continue
-        status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, params=params)
-        tried.append(f"{rows}x{cols}:{solver.status_name(status)}")
+        if tuning.counting and counts_say_none(spec, control, (rows, cols), BOX_COUNTS_SECONDS):
+            tried.append(f"{rows}x{cols}:INFEASIBLE (word counts)")
+            proven_empty.append((rows, cols))
+            continue
+        status, cells, solver = _solve_box(spec, rows, cols, encoding, control, log, params, tuning)
+        tried.append(f"{rows}x{cols}:{solver.status_name(status)} {solver.wall_time:.1f}s")
         if cells is not None:
             check_banana(cells, spec.hand, word_set)
-            return _result(FOUND, True, [tuple(layout_rows(cells))], started, None, tried, solver)
-        if status == cp_model.INFEASIBLE:
-            proven_empty.append((rows, cols))
-        else:
-            timed_out = True
-    if timed_out:
-        return _result(UNKNOWN, False, [], started, control.stop_reason() or "time-limit", tried, None)
-    return _result(NONE, True, [], started, None, tried, None)
+            return _result(FOUND, True, [tuple(layout_rows(cells))], started, None, tried, solver, stats)
+        if status != cp_model.INFEASIBLE:
+            return _result(UNKNOWN, False, [], started, control.stop_reason() or "time-limit", tried, None, stats)
+        proven_empty.append((rows, cols))
+    return _result(NONE, True, [], started, None, tried, None, stats)
 
 
-def _solve_box(spec, rows, cols, encoding, control, log, params=()):
-    model, variables = build_model(spec, rows, cols, encoding)
+def _backtrack_hint(spec: BananaSpec, control: Control) -> tuple[dict | None, float]:
+    """The backtracker's layout (rows no more than columns), or None: first
+    inside the first roomy box (a compact hint makes a small model: fewer
+    cells, shorter words), then anywhere; at most a second and a tenth of
+    the time left in all."""
+    from heuristics.bananagrams import solve as backtrack
+
+    started = time.perf_counter()
+    budget = HINT_SECONDS if control.time_limit is None else min(HINT_SECONDS, 0.1 * (control.time_limit - control.elapsed()))
+    for box, share in ((candidate_boxes(spec.size)[0], 0.5), (None, 1.0)):
+        left = budget - (time.perf_counter() - started)
+        found = backtrack(spec, "free", Control(time_limit=max(0.0, share * left), stop=control.stop), box=box)
+        if found.solutions:
+            rows = found.solutions[0]
+            if len(rows) > len(rows[0]):  # boxes have R ≤ C: transpose
+                rows = tuple("".join(line) for line in zip(*rows, strict=True))
+            cells = {(r, c): ch for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != BLANK}
+            return cells, round(time.perf_counter() - started, 4)
+    return None, round(time.perf_counter() - started, 4)
+
+
+def own_words(cells: dict) -> BananaSpec:
+    """The layout's hand with only the layout's own words: a layout legal with
+    fewer words is legal with all, so this small model confirms a hint as
+    well as the whole lexicon's, without expanding an automaton of thousands
+    of words (13 s for a 40-tile hand in an 8×10 box)."""
+    from cpmodel.core.boards import maximal_runs
+
+    words = sorted({word for word, _, _ in maximal_runs(cells)})
+    return BananaSpec("".join(sorted(cells.values())), tuple(words))
+
+
+def counts_say_none(spec: BananaSpec, control: Control, box: tuple[int, int] | None = None,
+                    seconds: float = COUNTS_SECONDS) -> bool:
+    """True when the word counts are proven infeasible (for the whole hand, or
+    in the box); False when they are feasible or undecided in their budget."""
+    from cpmodel.models.bananagrams_words import counts_feasible
+
+    return counts_feasible(spec, box, control, time_limit=seconds) is False
+
+
+def _solve_box(spec, rows, cols, encoding, control, log, params=(), tuning: Tuning = FAST, hint: dict | None = None,
+               tight: bool = False):
+    model, variables = build_model(spec, rows, cols, encoding, tuning.minimal_automaton, tuning.blank_count, tight)
+    if hint is not None:
+        add_layout_hint(model, variables, hint)
     solver = cp_model.CpSolver()
     prepare(solver, control, log, workers=2)  # the portfolio helps on these small, hard boxes
+    if hint is not None and tuning.light_presolve:  # nothing to prove: presolve little, check the hint
+        apply_params(solver, LIGHT_PRESOLVE)
     apply_params(solver, params)
     status = solve_with_stop(solver, model, control)
     cells = read_layout(solver, variables) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
@@ -265,7 +448,8 @@ def _solve_box(spec, rows, cols, encoding, control, log, params=()):
 
 
 def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | None = None,
-            encoding: str = "automaton", log: bool = False, params: tuple[str, ...] = (), table=None) -> SolveResult:
+            encoding: str = "automaton", log: bool = False, params: tuple[str, ...] = (), table=None,
+            tuning: Tuning = FAST) -> SolveResult:
     """Smallest bounding-box area: heuristic first, then CP-SAT box by box.
 
     1. heuristics.bananagrams.smallest_box_layout: the backtracker inside
@@ -292,8 +476,9 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
         if control.stop_reason():
             proven = False
             break
-        status, cells, solver = _solve_box(spec, box_rows, box_cols, encoding, control, log, params=params)
-        boxes.append(f"{box_rows}x{box_cols}:{solver.status_name(status)}")
+        status, cells, solver = _solve_box(spec, box_rows, box_cols, encoding, control, log, params, tuning,
+                                           tight=tuning.tight_boxes)
+        boxes.append(f"{box_rows}x{box_cols}:{solver.status_name(status)} {solver.wall_time:.1f}s")
         if cells is not None:
             best = cells
             break
@@ -327,8 +512,8 @@ def _area(cells: dict) -> int:
     return height * width
 
 
-def _result(status, complete, layouts, started, stopped_by, boxes, solver) -> SolveResult:
-    stats = {"boxes": boxes}
+def _result(status, complete, layouts, started, stopped_by, boxes, solver, more=None) -> SolveResult:
+    stats = {"boxes": boxes, **(more or {})}
     if solver is not None:
         stats.update(branches=solver.num_branches, conflicts=solver.num_conflicts)
     return SolveResult("cpsat", status, complete, len(layouts), layouts, time.perf_counter() - started, stopped_by, stats=stats)

@@ -1,0 +1,87 @@
+"""The Bananagrams speed-ups against their definitions: the minimal line
+automaton accepts what the trie accepts, the word-count relaxation never
+rules out a hand that has a layout (brute force), hints are checked."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpmodel.core.boards import parse_layout
+from cpmodel.core.control import Control
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import banana_spec
+from cpmodel.core.validate import banana_problems
+from cpmodel.models import bananagrams as cpsat
+from cpmodel.models import bananagrams_words as counts
+from tests.conftest import brute_force_bananagrams
+
+WORDS = ("at", "ta", "as", "cat", "act", "sat", "tas", "cats", "scat", "tact", "aa", "st")
+
+
+def accepts(automaton, line: tuple[int, ...]) -> bool:
+    start, finals, transitions = automaton
+    step = {(s, a): t for s, a, t in transitions}
+    state = start
+    for symbol in line:
+        if (state, symbol) not in step:
+            return False
+        state = step[(state, symbol)]
+    return state in finals
+
+
+@given(words=st.lists(st.text("abc", min_size=2, max_size=4), max_size=8))
+@settings(max_examples=60, deadline=None)
+def test_the_minimal_automaton_accepts_the_same_lines_as_the_trie(words):
+    alphabet = "abc" + cpsat.BLANK
+    trie = cpsat.line_automaton(words, alphabet, minimal=False)
+    minimal = cpsat.line_automaton(words, alphabet, minimal=True)
+    assert len({s for s, _, _ in minimal[2]}) <= len({s for s, _, _ in trie[2]})
+    for length in range(1, 6):
+        for line in itertools.product(range(len(alphabet)), repeat=length):
+            assert accepts(trie, line) == accepts(minimal, line), line
+
+
+@given(hand=st.text("acst", min_size=2, max_size=5))
+@settings(max_examples=40, deadline=None)
+def test_the_word_counts_never_rule_out_a_hand_with_a_layout(hand):
+    spec = banana_spec(hand, Lexicon(sorted(WORDS), source="tiny"))
+    verdict = counts.counts_feasible(spec, time_limit=10)
+    layouts = brute_force_bananagrams(spec.hand, WORDS)
+    if layouts:
+        assert verdict is True, (hand, sorted(layouts)[0])
+    if verdict is False:
+        assert not layouts
+
+
+def test_the_word_counts_prove_none_and_name_the_conflict():
+    spec = banana_spec("cttts", Lexicon(sorted(WORDS), source="tiny"))  # no vowel: no word but "st"
+    assert counts.counts_feasible(spec) is False
+    result = cpsat.solve(spec, Control(time_limit=30))
+    assert result.status == "none" and result.complete and result.stats["proof"] == "word counts"
+    assert brute_force_bananagrams(spec.hand, WORDS) == set()
+    conflict = counts.explain(spec)
+    assert conflict and any("every c" in part or "every t" in part for part in conflict), conflict
+
+
+def test_a_box_too_small_for_the_runs_is_ruled_out_by_counts():
+    spec = banana_spec("cats", Lexicon(["cats"], source="tiny"))
+    assert counts.counts_feasible(spec) is True
+    assert counts.counts_feasible(spec, box=(2, 2)) is False  # "cats" needs a line of 4
+
+
+def test_a_hint_is_checked_and_answered_in_its_own_box():
+    spec = banana_spec("aacstt", Lexicon(sorted(WORDS), source="tiny"))
+    result = cpsat.solve(spec, Control(time_limit=30))
+    assert result.status == "found" and "(hinted)" in result.stats["boxes"][0]
+    assert banana_problems(parse_layout("\n".join(result.solutions[0])), spec.hand, set(WORDS)) == []
+
+
+def test_every_tuning_finds_the_same_answer():
+    spec = banana_spec("aacstt", Lexicon(sorted(WORDS), source="tiny"))
+    for tuning in (cpsat.BASELINE, cpsat.FAST, cpsat.Tuning(hint=False)):
+        result = cpsat.solve(spec, Control(time_limit=30), tuning=tuning)
+        assert result.status == "found", tuning
+        assert banana_problems(parse_layout("\n".join(result.solutions[0])), spec.hand, set(WORDS)) == []
