@@ -274,13 +274,13 @@ def test_sighup_and_sigquit_end_with_a_document(signum, args):
 
 
 def test_a_group_signal_during_banana_names_the_signal():
-    """Two vowels: the word counts allow it, the backtracker gives up; CP-SAT, the prover, was stopped by the signal:
-    the document says ``interrupt``, not the heuristic's ``gave-up``."""
+    """Two vowels: the word counts allow the hand, and neither engine settles it in
+    0.3 s; the document says the signal stopped it (``interrupt``), not ``gave-up``."""
     run = group_run(("banana", "cdddhhlmnnqrrrsttuuww", "--json"), signal.SIGTERM, 0.3, ready=race_started)
     assert_clean(run, signal.SIGTERM)
     doc = run.doc()
     _matches(doc, "`banana`")
-    assert doc["status"] == "unknown" and doc["stopped_by"] == "interrupt" and doc["answered_by"] == "cpsat", doc
+    assert doc["status"] == "unknown" and doc["stopped_by"] == "interrupt", doc
 
 
 def test_compare_stops_within_a_second_and_keeps_its_finished_rows():
@@ -288,9 +288,8 @@ def test_compare_stops_within_a_second_and_keeps_its_finished_rows():
     proc = subprocess.Popen([sys.executable, "-m", "cpmodel", "compare", "--quick", "--json"], cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     for line in proc.stderr:
-        if line.startswith("banana"):
+        if line.startswith("banana"):  # the case takes 0.15 s: the signal lands in it
             break
-    time.sleep(0.3)
     sent = time.monotonic()
     os.killpg(proc.pid, signal.SIGTERM)
     out, err = proc.communicate(timeout=30)
