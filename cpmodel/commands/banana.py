@@ -66,6 +66,7 @@ def _run(args, stdout: Console, stderr: Console) -> int:
     view = table.restrict(hand)
     spec = BananaSpec(hand, tuple(view.words))  # the words spellable from the hand, by one matrix filter
     gc.freeze()
+    chosen_encoding = args.encoding  # --compact picks per box unless told
     args.encoding = args.encoding or "automaton"
     params = cpsat_params(args.param)
     limit = clock.left(args.time_limit)  # what the word table and the hand left of the user's limit
@@ -99,7 +100,7 @@ def _run(args, stdout: Console, stderr: Console) -> int:
                                 f"up to {control.time_limit:.1f} s (what --time-limit left)"], style="cyan"),
                          highlight=False)
             supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
-            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, args.encoding, args.log, params, view)))
+            results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, chosen_encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
     # the cross-check compares the engines' own answers: never the race's answer with the --compact step
     searches = results[:1] if auto else results[:len(solvers)]
