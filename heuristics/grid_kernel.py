@@ -19,8 +19,12 @@ Data structures.
 * The fast path (:class:`BatchScorer`: ``--score-file``, the best-board
   search) takes boards over the fixed 26 tiles a–z where ``q`` is the Qu
   tile (:data:`ALPHABET`), as danvk's Boggler does. Its trie is spelled in
-  tiles, so each step is one table read, and the current path's last tile
-  stays in local variables (measured: about 1.6× the general walk).
+  tiles and stored compactly (:class:`AlphabetTrie`: a record of child bits
+  and a first child per node, breadth-first); without multipliers a word's
+  score depends on the word alone, so each node carries its word's points
+  and the walk keeps no running length or sum. The current path's last tile
+  stays in local variables and its untried neighbours in a bit mask
+  (measured: 1.5× danvk's C++ on one core, 200,000 random 4×4 boards).
 * The walk is an explicit stack (one frame per tile on the path) with a
   ``used`` flag per cell: no recursion, no allocation per board.
 * A word found along several paths counts once, with its best path's
@@ -41,6 +45,8 @@ from dataclasses import dataclass
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.extending import intrinsic
 
 from cpmodel.core.boards import GridBoard
 from cpmodel.core.scoring import ScoreTable, points_for_length
@@ -211,29 +217,105 @@ def score_boards(codes: np.ndarray, geo: Geometry, scorer: Scorer) -> np.ndarray
 # -- the fast path: boards over the 26-tile alphabet -----------------------------------
 
 
+WORD = 1 << 30  # in a node's record: a word ends at this node
+
+
+@intrinsic
+def _popcount(typingctx, x):
+    """The number of bits set in ``x`` (one ``popcnt`` instruction)."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
 @dataclass(frozen=True)
 class AlphabetTrie:
-    """The trie over :data:`ALPHABET` (``q`` is the Qu tile), for scoring many boards.
+    """The trie over :data:`ALPHABET` (``q`` is the Qu tile), laid out for scoring many boards.
 
     Words are spelled in tiles (``quit`` → q, i, t; a q without u cannot be
-    spelled), so each step is one table read. A child entry is
-    ``node << 1 | is_word``: the word flag comes with the pointer, saving a
-    read of a second array at every node (the walk is bound by memory reads)."""
+    spelled), so each step is one tile. Each node is one record of two int32,
+    the nodes in breadth-first order: ``node[v, 0]`` has bit ``c`` set when
+    tile ``c`` has a child, and bit 30 (:data:`WORD`) when a word ends at
+    ``v``; ``node[v, 1]`` is the index of ``v``'s first child. A node's
+    children sit side by side in tile order, so the child for tile ``c`` is
+    ``first + popcount(bits below c)``. ENABLE2K's 389,000 nodes take 3 MB
+    (a 26-wide table took 40 MB), and the top levels, where a walk spends
+    most of its steps, sit together at the front: measured 2.2× faster than
+    the 26-wide table (200,000 random 4×4 boards: 1.09 s against 2.4 s)."""
 
-    children: np.ndarray  # int32 [nodes, 26], entries node << 1 | is_word
-    nodes: int
+    node: np.ndarray  # int32 [nodes, 2]: child bits | WORD, first child
+
+    @property
+    def nodes(self) -> int:
+        return len(self.node)
 
 
 def build_alphabet_trie(words) -> AlphabetTrie:
     tiled = [w.replace("qu", "q") for w in words if "q" not in w.replace("qu", "")]
     plain = build_trie(tiled)
-    kids = plain.children
-    flagged = np.where(kids > 0, kids * 2 + (plain.word_of[kids] >= 0), 0).astype(np.int32)
-    return AlphabetTrie(flagged, len(kids))
+    return AlphabetTrie(_compact(plain.children, plain.word_of))
+
+
+@njit(cache=True)
+def _compact(children, word_of):
+    """The 26-wide trie (pre-order) as breadth-first records (see :class:`AlphabetTrie`)."""
+    n = len(children)
+    order = np.empty(n, np.int64)  # breadth-first position → node of ``children``
+    order[0] = 0
+    tail = 1
+    node = np.zeros((n, 2), np.int32)
+    for head in range(n):
+        v = order[head]
+        bits = WORD if word_of[v] >= 0 else 0
+        node[head, 1] = tail
+        for c in range(26):
+            child = children[v, c]
+            if child:
+                bits |= 1 << c
+                order[tail] = child
+                tail += 1
+        node[head, 0] = bits
+    return node
+
+
+@njit(cache=True)
+def _node_points(node, tile_len, tile_value, points, min_len, max_len):
+    """What each node's word scores (0 for a bare prefix, or a word too short or too long):
+    without multipliers a word's score depends on the word alone."""
+    n = len(node)
+    length = np.zeros(n, np.int64)  # letters spelled from the root (Qu counts two)
+    value = np.zeros(n, np.int64)  # the tiles' letter values, summed
+    out = np.zeros(n, np.int32)
+    for v in range(n):
+        bits = node[v, 0]
+        if bits & WORD and min_len <= length[v] <= max_len:
+            out[v] = value[v] + points[length[v]]
+        child = node[v, 1]
+        for c in range(26):
+            if (bits >> c) & 1:
+                length[child] = length[v] + tile_len[c]
+                value[child] = value[v] + tile_value[c]
+                child += 1
+    return out
+
+
+def neighbour_masks(rows: int, cols: int) -> np.ndarray:
+    """``mask[cell]``: a bit for each neighbour of ``cell`` (int64)."""
+    nbr, count = neighbour_table(rows, cols)
+    masks = np.zeros(rows * cols, np.int64)
+    for cell in range(rows * cols):
+        for k in range(count[cell]):
+            masks[cell] |= np.int64(1) << int(nbr[cell, k])
+    return masks
 
 
 class BatchScorer:
-    """Scores many boards of one shape over :data:`ALPHABET` (codes 0..25), without multipliers."""
+    """Scores many boards of one shape over :data:`ALPHABET` (codes 0..25), without multipliers.
+
+    ``info[v]`` holds node ``v``'s stamp (the last board that counted its word)
+    and its word's points, side by side: one cache line for both."""
 
     def __init__(self, trie: AlphabetTrie, rows: int, cols: int, table: ScoreTable, min_len: int = 3,
                  max_len: int | None = None):
@@ -241,18 +323,33 @@ class BatchScorer:
             raise ValueError("the batch scorer keeps the used cells in one 64-bit word: at most 63 cells")
         self.trie, self.rows, self.cols = trie, rows, cols
         self.geo = geometry(rows, cols, ALPHABET, table, min_len, max_len)
-        self.stamp_of = np.zeros(trie.nodes, np.int32)
+        self.nbr_mask = neighbour_masks(rows, cols)
+        self.info = np.zeros((trie.nodes, 2), np.int32)
+        self.info[:, 1] = _node_points(trie.node, self.geo.tile_len, self.geo.tile_value, self.geo.points,
+                                       self.geo.min_len, self.geo.max_len)
         self.stamp = np.zeros(1, np.int64)
+
+    def twin(self) -> BatchScorer:
+        """A scorer sharing this one's trie and points, with stamps of its own: one per thread."""
+        other = object.__new__(BatchScorer)
+        other.__dict__.update(self.__dict__)
+        other.info = self.info.copy()
+        other.info[:, 0] = 0
+        other.stamp = np.zeros(1, np.int64)
+        return other
+
+    def renew(self, boards: int) -> None:
+        """Stamps are int32: start again from 0 long before they could overflow
+        (the search scores boards without coming back here)."""
+        if self.stamp[0] + boards >= 2**31 - 10**8:
+            self.info[:, 0] = 0
+            self.stamp[0] = 0
 
     def scores(self, codes: np.ndarray) -> np.ndarray:
         """Total of each board (one row of codes per board), int64."""
-        if self.stamp[0] + len(codes) >= 2**31 - 10**8:  # the search scores boards without coming back here
-            self.stamp_of[:] = 0
-            self.stamp[0] = 0
-        geo = self.geo
-        return _alphabet_many(self.trie.children, np.ascontiguousarray(codes, np.int8), geo.nbr, geo.nbr_count,
-                              geo.tile_len, geo.tile_value, geo.points, geo.min_len, geo.max_len,
-                              self.stamp_of, self.stamp)
+        self.renew(len(codes))
+        return _alphabet_many(self.trie.node, self.info, np.ascontiguousarray(codes, np.int8), self.nbr_mask,
+                              self.stamp)
 
     def score(self, codes) -> int:
         return int(self.scores(np.asarray(codes, np.int8).reshape(1, -1))[0])
@@ -269,64 +366,63 @@ def encode(board: GridBoard) -> np.ndarray | None:
     return np.array(codes, np.int8)
 
 
-@njit(cache=True)
-def _alphabet_walk(children, codes, nbr, nbr_count, tile_len, tile_value, points, min_len, max_len,
-                   stamp_of, stamp, st_cell, st_node, st_k, st_len, st_sum):
-    """One board's total. The current path's last tile lives in local variables,
-    the tiles before it on a small stack: the hot loop stays in registers."""
+@njit(cache=True, nogil=True)
+def _alphabet_walk(node, info, codes, nbr_mask, stamp, st_cell, st_node, st_free):
+    """One board's total. The current path's last tile lives in local variables
+    (its cell, its node and that node's record, the neighbours not tried yet),
+    the tiles before it on a small stack: the hot loop stays in registers.
+    ``free`` holds the neighbours still to try as bits; each step takes the
+    lowest one (``trailing_zeros``) that the path has not used."""
     total = 0
     one = np.int64(1)
     for start in range(len(codes)):
         code = codes[start]
-        node = children[0, code]
-        length = tile_len[code]
-        if node == 0 or length > max_len:
+        bits = node[0, 0]
+        if not (bits >> code) & 1:
             continue
-        cell, k, depth, used, letters = start, 0, 0, one << start, tile_value[code]
-        if node & 1 and length >= min_len and stamp_of[node >> 1] != stamp:
-            stamp_of[node >> 1] = stamp
-            total += letters + points[length]
+        v = node[0, 1] + _popcount(bits & ((np.int32(1) << code) - 1))
+        bits = node[v, 0]
+        if bits & WORD and info[v, 0] != stamp:
+            info[v, 0] = stamp
+            total += info[v, 1]
+        cell, used, free, depth = start, one << start, nbr_mask[start], 0
         while True:
-            if k < nbr_count[cell]:
-                nxt = nbr[cell, k]
-                k += 1
-                if (used >> nxt) & 1:
-                    continue
+            free &= ~used
+            if free:
+                nxt = trailing_zeros(free)
+                free &= free - 1
                 code = codes[nxt]
-                child = children[node >> 1, code]
-                if child == 0 or length + tile_len[code] > max_len:
+                if not (bits >> code) & 1:
                     continue
-                st_cell[depth], st_node[depth], st_k[depth], st_len[depth], st_sum[depth] = cell, node, k, length, letters
+                st_cell[depth], st_node[depth], st_free[depth] = cell, v, free
                 depth += 1
-                cell, node, k = nxt, child, 0
-                length += tile_len[code]
-                letters += tile_value[code]
-                used |= one << cell
-                if node & 1 and length >= min_len and stamp_of[node >> 1] != stamp:
-                    stamp_of[node >> 1] = stamp
-                    total += letters + points[length]
+                v = node[v, 1] + _popcount(bits & ((np.int32(1) << code) - 1))
+                bits = node[v, 0]
+                cell, free = nxt, nbr_mask[nxt]
+                used |= one << nxt
+                if bits & WORD and info[v, 0] != stamp:
+                    info[v, 0] = stamp
+                    total += info[v, 1]
             else:
                 used ^= one << cell
                 if depth == 0:
                     break
                 depth -= 1
-                cell, node, k, length, letters = st_cell[depth], st_node[depth], st_k[depth], st_len[depth], st_sum[depth]
+                cell, v, free = st_cell[depth], st_node[depth], st_free[depth]
+                bits = node[v, 0]
     return total
 
 
-@njit(cache=True)
-def _alphabet_many(children, codes, nbr, nbr_count, tile_len, tile_value, points, min_len, max_len, stamp_of, stamp):
+@njit(cache=True, nogil=True)
+def _alphabet_many(node, info, codes, nbr_mask, stamp):
     cells = codes.shape[1]
     st_cell = np.empty(cells, np.int64)
     st_node = np.empty(cells, np.int64)
-    st_k = np.empty(cells, np.int64)
-    st_len = np.empty(cells, np.int64)
-    st_sum = np.empty(cells, np.int64)
+    st_free = np.empty(cells, np.int64)
     scores = np.empty(len(codes), np.int64)
     for b in range(len(codes)):
         stamp[0] += 1
-        scores[b] = _alphabet_walk(children, codes[b], nbr, nbr_count, tile_len, tile_value, points, min_len, max_len,
-                                   stamp_of, stamp[0], st_cell, st_node, st_k, st_len, st_sum)
+        scores[b] = _alphabet_walk(node, info, codes[b], nbr_mask, stamp[0], st_cell, st_node, st_free)
     return scores
 
 
