@@ -41,6 +41,7 @@ multipliers and ``length_points`` is the length bonus.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -253,29 +254,70 @@ class AlphabetTrie:
 
 
 def build_alphabet_trie(words) -> AlphabetTrie:
-    tiled = [w.replace("qu", "q") for w in words if "q" not in w.replace("qu", "")]
-    plain = build_trie(tiled)
-    return AlphabetTrie(_compact(plain.children, plain.word_of))
+    """The trie of ``words`` (a-z strings) spelled in tiles, built by the compiled :func:`_alphabet_nodes`."""
+    return AlphabetTrie(_alphabet_nodes(np.frombuffer("\n".join(words).encode("ascii"), np.uint8)))
 
 
 @njit(cache=True)
-def _compact(children, word_of):
-    """The 26-wide trie (pre-order) as breadth-first records (see :class:`AlphabetTrie`)."""
-    n = len(children)
-    order = np.empty(n, np.int64)  # breadth-first position → node of ``children``
+def _alphabet_nodes(blob):
+    """The records of :class:`AlphabetTrie` for the words of ``blob`` (a-z, one per line).
+
+    First a linked trie: each node's children in a list ordered by tile
+    (``first``, ``sibling``), so that inserting needs no 26-wide table (40 MB
+    for ENABLE2K). Then the records, breadth-first: a node's children, taken
+    in that order, get consecutive numbers."""
+    cap = len(blob) + 2  # at most one node per letter, and the root
+    first = np.full(cap, -1, np.int32)
+    sibling = np.full(cap, -1, np.int32)
+    tile = np.zeros(cap, np.int8)
+    word = np.zeros(cap, np.bool_)
+    nodes = 1
+    i = 0
+    while i < len(blob):
+        j = i
+        while j < len(blob) and blob[j] != 10:
+            j += 1
+        spelled = True  # a q without u cannot be spelled in tiles
+        k = i
+        while k < j:
+            if blob[k] == 113 and (k + 1 == j or blob[k + 1] != 117):
+                spelled = False
+                break
+            k += 2 if blob[k] == 113 else 1
+        if spelled and j > i:
+            v, k = 0, i
+            while k < j:
+                c = blob[k] - 97
+                k += 2 if c == 16 else 1  # q: the Qu tile, its u spelled with it
+                before, child = -1, first[v]
+                while child >= 0 and tile[child] < c:
+                    before, child = child, sibling[child]
+                if child < 0 or tile[child] != c:
+                    new = nodes
+                    nodes += 1
+                    tile[new], sibling[new] = c, child
+                    if before < 0:
+                        first[v] = new
+                    else:
+                        sibling[before] = new
+                    child = new
+                v = child
+            word[v] = True
+        i = j + 1
+    order = np.empty(nodes, np.int32)  # breadth-first position → linked node
     order[0] = 0
     tail = 1
-    node = np.zeros((n, 2), np.int32)
-    for head in range(n):
+    node = np.zeros((nodes, 2), np.int32)
+    for head in range(nodes):
         v = order[head]
-        bits = WORD if word_of[v] >= 0 else 0
+        bits = WORD if word[v] else 0
         node[head, 1] = tail
-        for c in range(26):
-            child = children[v, c]
-            if child:
-                bits |= 1 << c
-                order[tail] = child
-                tail += 1
+        child = first[v]
+        while child >= 0:
+            bits |= 1 << tile[child]
+            order[tail] = child
+            tail += 1
+            child = sibling[child]
         node[head, 0] = bits
     return node
 
@@ -560,17 +602,25 @@ def _find_words(children, word_of, codes, nbr, nbr_count, tile_letters, tile_len
 
 
 class FileScorer:
-    """Totals of a stream of boards of any shapes and tiles: boards over the 26-tile
-    alphabet go through the batch path, one scorer per shape; others (multipliers,
-    unusual tiles) through the general walk. Tries are built when first needed."""
+    """Totals of a stream of boards of any shapes and tiles. Boards over the 26-tile
+    alphabet go through the batch path, one scorer per shape and thread; plain
+    boards with a lone q tile (:data:`heuristics.grid_lines.LONE_Q`) and parsed
+    boards that fit no batch (multipliers, unusual tiles) through the general
+    walk. Tries are built when first needed.
 
-    def __init__(self, words, table: ScoreTable, min_len: int = 3, max_len: int | None = None):
+    ``threads``: a large batch is cut in that many parts, scored at once in
+    threads (the batch kernel runs without the GIL, with stamps of its own)."""
+
+    def __init__(self, words, table: ScoreTable, min_len: int = 3, max_len: int | None = None, threads: int = 1):
         self.words, self.table, self.min_len, self.max_len = words, table, min_len, max_len
-        self.batch: dict[tuple[int, int], BatchScorer] = {}
+        self.threads = max(1, threads)
+        self.batch: dict[tuple[int, int], list[BatchScorer]] = {}
         self._alphabet: AlphabetTrie | None = None
         self._general: Scorer | None = None
+        self._lone_q: dict[tuple[int, int], Geometry] = {}
 
     def scores(self, boards: list[GridBoard]) -> list[int]:
+        """Totals of parsed boards, in order."""
         totals = [0] * len(boards)  # each board's total is set below
         by_shape: dict[tuple[int, int], list[tuple[int, np.ndarray]]] = {}
         for k, board in enumerate(boards):
@@ -579,21 +629,58 @@ class FileScorer:
                 totals[k] = self._one(board)
             else:
                 by_shape.setdefault((board.rows, board.cols), []).append((k, codes))
-        for shape, items in by_shape.items():
-            scores = self._batch(shape).scores(np.array([codes for _, codes in items]))
+        for (rows, cols), items in by_shape.items():
+            scores = self.plain(rows, cols, False, np.array([codes for _, codes in items]))
             for (k, _), score in zip(items, scores, strict=True):
                 totals[k] = int(score)
         return totals
 
-    def _batch(self, shape: tuple[int, int]) -> BatchScorer:
+    def plain(self, rows: int, cols: int, lone_q: bool, codes: np.ndarray) -> np.ndarray:
+        """Totals of boards given as tile codes (a-z, q the Qu tile; with ``lone_q``, also
+        code 26, the tile that spells q alone)."""
+        if lone_q:
+            if (rows, cols) not in self._lone_q:
+                self._lone_q[rows, cols] = geometry(rows, cols, (*ALPHABET, "q"), self.table, self.min_len,
+                                                    self.max_len)
+            return score_boards(codes, self._lone_q[rows, cols], self._general_scorer())
+        scorers = self._batch((rows, cols))
+        parts = min(len(scorers), len(codes) // 512) or 1  # below 512 boards a thread costs more than it saves
+        if parts == 1:
+            return scorers[0].scores(codes)
+        pieces = np.array_split(codes, parts)
+        out: list = [None] * parts
+
+        def work(k: int) -> None:
+            try:
+                out[k] = scorers[k].scores(pieces[k])
+            except BaseException as exc:  # handed to the caller below
+                out[k] = exc
+
+        helpers = [threading.Thread(target=work, args=(k,), name="cpmodel-score", daemon=True)
+                   for k in range(1, parts)]
+        for helper in helpers:
+            helper.start()
+        work(0)
+        for helper in helpers:
+            helper.join()
+        for result in out:
+            if isinstance(result, BaseException):
+                raise result
+        return np.concatenate(out)
+
+    def _batch(self, shape: tuple[int, int]) -> list[BatchScorer]:
         if shape not in self.batch:
             if self._alphabet is None:
                 self._alphabet = build_alphabet_trie(self.words)
-            self.batch[shape] = BatchScorer(self._alphabet, *shape, self.table, self.min_len, self.max_len)
+            first = BatchScorer(self._alphabet, *shape, self.table, self.min_len, self.max_len)
+            self.batch[shape] = [first] + [first.twin() for _ in range(self.threads - 1)]
         return self.batch[shape]
 
-    def _one(self, board: GridBoard) -> int:
+    def _general_scorer(self) -> Scorer:
         if self._general is None:
             self._general = Scorer(build_trie(self.words))
+        return self._general
+
+    def _one(self, board: GridBoard) -> int:
         geo = board_geometry(board, self.table, self.min_len, self.max_len)
-        return self._general.total(np.arange(len(board.tiles)), geo)
+        return self._general_scorer().total(np.arange(len(board.tiles)), geo)
