@@ -181,7 +181,10 @@ def read_blocks(chunks: Iterable[bytes], what: str = "board file", limit: int = 
     pending = b""
     number = 1  # the line number of pending's first line
     started = False
-    for chunk in itertools.chain(chunks, [b""]):  # b"": the end
+    for piece in itertools.chain(chunks, [None]):  # None: the end
+        if piece is not None and not piece:
+            continue
+        chunk = piece or b""
         data = pending + chunk
         if not started:
             if chunk and len(data) < len(BOM) and BOM.startswith(data):
