@@ -30,6 +30,7 @@ from cpmodel.show.documents import write_json, write_whole
 from cpmodel.show.render import Parts, board_panel, grid_words_table
 
 SCORE_BATCH = 2048  # boards read, scored and printed together by --score-file (flat memory)
+nothing_to_clean_up = False  # set by --score-file once its answer is out: `python -m cpmodel` may end at once
 
 
 def run(args, stdout: Console, stderr: Console) -> int:
@@ -164,6 +165,8 @@ def score_file(args, lexicon_words, table, stdout: Console) -> int:
         stopped = True  # the document keeps the totals scored so far
     finally:
         chunks.close()
+    global nothing_to_clean_up
+    nothing_to_clean_up = True  # what remains at exit is freeing memory: numba's and the lexicon's
     if args.json:
         from cpmodel.core.result import UNKNOWN
 
