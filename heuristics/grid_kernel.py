@@ -255,22 +255,25 @@ class AlphabetTrie:
 
 def build_alphabet_trie(words) -> AlphabetTrie:
     """The trie of ``words`` (a-z strings) spelled in tiles, built by the compiled :func:`_alphabet_nodes`."""
-    return AlphabetTrie(_alphabet_nodes(np.frombuffer("\n".join(words).encode("ascii"), np.uint8)))
+    blob = np.frombuffer("\n".join(words).encode("ascii"), np.uint8)
+    cap = len(blob) + 2  # at most one node per letter, and the root
+    # numpy allocates: each allocation inside a compiled function costs numba's first run ~0.1 s to compile
+    first, sibling = np.full(cap, -1, np.int32), np.full(cap, -1, np.int32)
+    tile, word, order = np.zeros(cap, np.int8), np.zeros(cap, np.bool_), np.empty(cap, np.int32)
+    node = np.zeros((cap, 2), np.int32)
+    nodes = _alphabet_nodes(blob, first, sibling, tile, word, order, node)
+    return AlphabetTrie(node[:nodes].copy())
 
 
 @njit(cache=True)
-def _alphabet_nodes(blob):
-    """The records of :class:`AlphabetTrie` for the words of ``blob`` (a-z, one per line).
+def _alphabet_nodes(blob, first, sibling, tile, word, order, node):
+    """The records of :class:`AlphabetTrie` for the words of ``blob`` (a-z, one per line),
+    into ``node``; returns how many.
 
     First a linked trie: each node's children in a list ordered by tile
-    (``first``, ``sibling``), so that inserting needs no 26-wide table (40 MB
-    for ENABLE2K). Then the records, breadth-first: a node's children, taken
-    in that order, get consecutive numbers."""
-    cap = len(blob) + 2  # at most one node per letter, and the root
-    first = np.full(cap, -1, np.int32)
-    sibling = np.full(cap, -1, np.int32)
-    tile = np.zeros(cap, np.int8)
-    word = np.zeros(cap, np.bool_)
+    (``first``, ``sibling``: -1 for none), so that inserting needs no 26-wide
+    table (40 MB for ENABLE2K). Then the records, breadth-first (``order``):
+    a node's children, taken in that order, get consecutive numbers."""
     nodes = 1
     i = 0
     while i < len(blob):
@@ -304,10 +307,8 @@ def _alphabet_nodes(blob):
                 v = child
             word[v] = True
         i = j + 1
-    order = np.empty(nodes, np.int32)  # breadth-first position → linked node
-    order[0] = 0
+    order[0] = 0  # breadth-first position → linked node
     tail = 1
-    node = np.zeros((nodes, 2), np.int32)
     for head in range(nodes):
         v = order[head]
         bits = WORD if word[v] else 0
@@ -319,18 +320,24 @@ def _alphabet_nodes(blob):
             tail += 1
             child = sibling[child]
         node[head, 0] = bits
-    return node
+    return nodes
+
+
+def node_points(trie: AlphabetTrie, geo: Geometry) -> np.ndarray:
+    """What each node's word scores (0 for a bare prefix, or a word too short or too long):
+    without multipliers a word's score depends on the word alone."""
+    n = trie.nodes
+    out = np.zeros(n, np.int32)
+    _node_points(trie.node, geo.tile_len, geo.tile_value, geo.points, geo.min_len, geo.max_len,
+                 np.zeros(n, np.int64), np.zeros(n, np.int64), out)
+    return out
 
 
 @njit(cache=True)
-def _node_points(node, tile_len, tile_value, points, min_len, max_len):
-    """What each node's word scores (0 for a bare prefix, or a word too short or too long):
-    without multipliers a word's score depends on the word alone."""
-    n = len(node)
-    length = np.zeros(n, np.int64)  # letters spelled from the root (Qu counts two)
-    value = np.zeros(n, np.int64)  # the tiles' letter values, summed
-    out = np.zeros(n, np.int32)
-    for v in range(n):
+def _node_points(node, tile_len, tile_value, points, min_len, max_len, length, value, out):
+    """``out[v]``: node v's word points. ``length``: letters spelled from the root (Qu
+    counts two); ``value``: the tiles' letter values, summed (both zeros on entry)."""
+    for v in range(len(node)):
         bits = node[v, 0]
         if bits & WORD and min_len <= length[v] <= max_len:
             out[v] = value[v] + points[length[v]]
@@ -340,7 +347,6 @@ def _node_points(node, tile_len, tile_value, points, min_len, max_len):
                 length[child] = length[v] + tile_len[c]
                 value[child] = value[v] + tile_value[c]
                 child += 1
-    return out
 
 
 def neighbour_masks(rows: int, cols: int) -> np.ndarray:
@@ -367,8 +373,7 @@ class BatchScorer:
         self.geo = geometry(rows, cols, ALPHABET, table, min_len, max_len)
         self.nbr_mask = neighbour_masks(rows, cols)
         self.info = np.zeros((trie.nodes, 2), np.int32)
-        self.info[:, 1] = _node_points(trie.node, self.geo.tile_len, self.geo.tile_value, self.geo.points,
-                                       self.geo.min_len, self.geo.max_len)
+        self.info[:, 1] = node_points(trie, self.geo)
         self.stamp = np.zeros(1, np.int64)
 
     def twin(self) -> BatchScorer:
@@ -390,8 +395,10 @@ class BatchScorer:
     def scores(self, codes: np.ndarray) -> np.ndarray:
         """Total of each board (one row of codes per board), int64."""
         self.renew(len(codes))
-        return _alphabet_many(self.trie.node, self.info, np.ascontiguousarray(codes, np.int8), self.nbr_mask,
-                              self.stamp)
+        scores = np.empty(len(codes), np.int64)
+        _alphabet_many(self.trie.node, self.info, np.ascontiguousarray(codes, np.int8), self.nbr_mask, self.stamp,
+                       scores, np.empty((3, self.rows * self.cols), np.int64))
+        return scores
 
     def score(self, codes) -> int:
         return int(self.scores(np.asarray(codes, np.int8).reshape(1, -1))[0])
@@ -456,16 +463,11 @@ def _alphabet_walk(node, info, codes, nbr_mask, stamp, st_cell, st_node, st_free
 
 
 @njit(cache=True, nogil=True)
-def _alphabet_many(node, info, codes, nbr_mask, stamp):
-    cells = codes.shape[1]
-    st_cell = np.empty(cells, np.int64)
-    st_node = np.empty(cells, np.int64)
-    st_free = np.empty(cells, np.int64)
-    scores = np.empty(len(codes), np.int64)
+def _alphabet_many(node, info, codes, nbr_mask, stamp, scores, stack):
+    """``scores[b]``: board b's total; ``stack``: the walk's three stacks (cells, nodes, neighbours)."""
     for b in range(len(codes)):
         stamp[0] += 1
-        scores[b] = _alphabet_walk(node, info, codes[b], nbr_mask, stamp[0], st_cell, st_node, st_free)
-    return scores
+        scores[b] = _alphabet_walk(node, info, codes[b], nbr_mask, stamp[0], stack[0], stack[1], stack[2])
 
 
 # -- the compiled walk --------------------------------------------------------------
