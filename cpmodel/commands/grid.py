@@ -208,6 +208,8 @@ def _stdin_chunks():
     """Standard input's bytes as they come (``read1``: what is there, without waiting for a full chunk)."""
     from cpmodel.core.files import CHUNK
 
+    if sys.stdin is None:  # no standard input at all (closed): no boards
+        return
     stream = getattr(sys.stdin, "buffer", None)  # a replaced sys.stdin (a test's) may be text only
     while chunk := stream.read1(CHUNK) if stream is not None else sys.stdin.read(CHUNK).encode("utf-8"):
         yield chunk
