@@ -1,23 +1,34 @@
 """Benchmark: the compiled grid scorer and the best-board search, beside danvk's C++.
 
-    python benchmarks/grid.py --dict ENABLE2K --danvk DIR [--boards 20000] [--seconds 60] [--seeds 1]
-    python benchmarks/grid.py --dict ENABLE2K --danvk DIR --quick      # about 3 minutes
+    python benchmarks/grid.py --dict ENABLE2K --danvk DIR [--boards 200000] [--seconds 60] [--seeds 1]
+    python benchmarks/grid.py --dict ENABLE2K --danvk DIR --scoring-only   # part 1 alone, about 1 minute
+    python benchmarks/grid.py --dict ENABLE2K --danvk DIR --quick          # about 3 minutes
 
 ``DIR`` is an extracted danvk/hybrid-boggle (``git archive``); its pybind11
 module is built there as its ``build.sh`` does, when missing (needs a C++
 compiler and ``pip install --target /tmp/pyb pybind11``; pass ``--pybind11
 /tmp/pyb``). Nothing of it enters this project: it is only a yardstick.
-Without ``--danvk`` its rows are left out.
+Without ``--danvk`` its rows are left out. Run it alone on the machine
+(``flock /tmp/cpmodel-bench.lock python benchmarks/grid.py ...``): the
+whole-process runs use every core.
 
-1. Scoring: one file of random 4×4 boards (uniform letters, ``Qu`` for q,
-   fixed seed), scored on one core by the kernel (:class:`BatchScorer`),
-   by the pure-Python reference (:func:`heuristics.grid.boggle_total`, on the
-   first ``--reference-boards`` of them) and by danvk's C++ ``Boggler``
-   (called per board from Python, as its ``boggle/perf.py`` does). Equal totals
-   are asserted. Also ``grid --score-file`` as a whole process.
+1. Scoring: one file of random 4×4 boards (uniform letters without q, so that
+   danvk's one-letter q and our Qu tile cannot differ; fixed seed).
+   a. The kernel alone, on one core (:class:`BatchScorer`, no threads), by the
+      pure-Python reference (:func:`heuristics.grid.boggle_total`, on the
+      first ``--reference-boards``) and by danvk's C++ ``Boggler`` (called per
+      board from Python, as its ``boggle/perf.py`` does). Equal totals asserted.
+   b. Whole processes, side by side, as a user runs them: ``python -m cpmodel
+      grid --score-file FILE`` against ``python -m boggle.perf --size 44 N
+      --input_file FILE``, each from start to exit, equal totals asserted.
+      Cold: the first run after numba's cache of ``grid_kernel`` is cleared
+      (it compiles), beside danvk's first run; warm: the median of
+      ``--trials`` runs each, alternated. With ``--memory-boards M``, the
+      peak memory of ``grid --score-file`` on a file of M boards too.
 2. Best boards: ``grid --best 4x4`` (every core: hill climber beside annealing)
    against danvk's ``boggle/hillclimb.py`` (pool 500, one run per core), same
-   seconds, points reached against time, per seed.
+   seconds, points reached against time, per seed. ``--scoring-only`` skips
+   it and keeps the file's previous part 2.
 """
 
 from __future__ import annotations
@@ -53,12 +64,26 @@ OPTIMUM_4X4 = 3625  # perslatgsineters on ENABLE2K (danvk, proven)
 TARGET_5X5 = 10000  # the issue's 5x5 target (best known: 10,406, danvk's hill climbing)
 
 
+NO_Q = "abcdefghijklmnoprstuvwxyz"
+
+
 def write_boards(path: Path, count: int, seed: int) -> list[str]:
-    """``count`` random 4×4 boards, uniform letters, one per line (``Qu`` for q)."""
+    """``count`` random 4×4 boards, uniform letters without q, one per line."""
     rng = random.Random(seed)
-    boards = ["".join(rng.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(16)) for _ in range(count)]
-    path.write_text("".join(b.replace("q", "Qu") + "\n" for b in boards))
+    boards = ["".join(rng.choice(NO_Q) for _ in range(16)) for _ in range(count)]
+    path.write_text("".join(b + "\n" for b in boards))
     return boards
+
+
+def write_many_boards(path: Path, count: int, seed: int) -> None:
+    """``count`` random boards like :func:`write_boards`, written a million at a time (numpy)."""
+    rng = np.random.default_rng(seed)
+    letters = np.frombuffer(NO_Q.encode() + b"\n", np.uint8)
+    with open(path, "wb") as out:
+        for first in range(0, count, 10**6):
+            rows = rng.integers(0, 25, (min(10**6, count - first), 17))
+            rows[:, 16] = 25  # the newline
+            out.write(letters[rows].tobytes())
 
 
 def danvk_module(directory: Path | None, pybind11: str | None):
@@ -87,7 +112,8 @@ def timed(score_all) -> tuple[list[int], float]:
     return [int(t) for t in totals], time.perf_counter() - started
 
 
-def scoring(words, dict_path: str, boards: list[str], board_file: Path, reference_count: int, danvk) -> list[dict]:
+def kernel_alone(words, dict_path: str, boards: list[str], reference_count: int, danvk) -> list[dict]:
+    """1a: the kernel, the C++ and the Python reference, each on one core, nothing else timed."""
     table = score_table("boggle")
     rows = []
     alphabet = grid_kernel.build_alphabet_trie(words)
@@ -95,35 +121,92 @@ def scoring(words, dict_path: str, boards: list[str], board_file: Path, referenc
     codes = np.array([[ord(c) - 97 for c in b] for b in boards], np.int8)
     batch.scores(codes[:10])  # load the compiled code before the clock starts
     kernel, seconds = timed(lambda: batch.scores(codes))
-    rows.append({"method": "kernel (numba, BatchScorer)", "boards": len(boards), "seconds": seconds, "totals": kernel})
+    rows.append({"method": "kernel (numba, BatchScorer, one core)", "boards": len(boards), "seconds": seconds,
+                 "totals": kernel})
     if danvk is not None:
         their_trie = danvk.Trie.create_from_file(dict_path)  # the Boggler keeps a raw pointer: keep it alive
         boggler = danvk.Boggler44(their_trie)
         theirs, seconds = timed(lambda: [boggler.score(b) for b in boards])
-        rows.append({"method": "danvk C++ Boggler (pybind11)", "boards": len(boards), "seconds": seconds, "totals": theirs})
+        rows.append({"method": "danvk C++ Boggler (pybind11, one core)", "boards": len(boards), "seconds": seconds,
+                     "totals": theirs})
         assert theirs == kernel, "the kernel and danvk's C++ disagree"
     trie = build_trie(words)
     adjacent, points = grid.neighbours(4, 4), grid.points_by_length(table, 33)
     subset = boards[:reference_count]
-    reference, seconds = timed(lambda: [grid.boggle_total(["qu" if c == "q" else c for c in b], adjacent, trie, points)
-                                        for b in subset])
-    rows.append({"method": "Python reference (dict trie)", "boards": len(subset), "seconds": seconds, "totals": reference})
+    reference, seconds = timed(lambda: [grid.boggle_total(list(b), adjacent, trie, points) for b in subset])
+    rows.append({"method": "Python reference (dict trie)", "boards": len(subset), "seconds": seconds,
+                 "totals": reference})
     assert reference == kernel[:len(subset)], "the kernel and the Python reference disagree"
-    started = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--score-file", str(board_file), "--dict", dict_path],
-                          capture_output=True, text=True, cwd=ROOT, check=True)
-    seconds = time.perf_counter() - started
-    from_file = [int(line) for line in proc.stdout.split()]
-    assert from_file == kernel, "grid --score-file disagrees with the kernel"
-    rows.append({"method": "grid --score-file (whole process)", "boards": len(boards), "seconds": seconds, "totals": from_file})
     for r in rows:
         r["boards_per_s"] = round(r["boards"] / r["seconds"])
-    fastest_c = next((r for r in rows if r["method"].startswith("danvk")), None)
+    c = next((r for r in rows if r["method"].startswith("danvk")), None)
     for r in rows:
-        r["vs_danvk"] = round(r["boards_per_s"] / fastest_c["boards_per_s"], 3) if fastest_c else None
+        r["vs_danvk"] = round(r["boards_per_s"] / c["boards_per_s"], 3) if c else None
         r["seconds"] = round(r["seconds"], 3)
         r["total_score"] = sum(r.pop("totals"))
     return rows
+
+
+def clear_numba_cache() -> int:
+    """Remove numba's cache of the --score-file kernels (heuristics/grid_kernel.py): the next run compiles."""
+    files = glob.glob(str(ROOT / "heuristics" / "__pycache__" / "grid_kernel.*.nb[ic]"))
+    for name in files:
+        os.remove(name)
+    return len(files)
+
+
+def run_ours(board_file: Path, dict_path: str) -> tuple[float, int]:
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--score-file", str(board_file), "--dict", dict_path],
+                          capture_output=True, text=True, cwd=ROOT, check=True)
+    return time.perf_counter() - started, sum(int(line) for line in proc.stdout.split())
+
+
+def run_theirs(directory: Path, board_file: Path, dict_path: str, count: int) -> tuple[float, int]:
+    env = dict(os.environ, PYTHONPATH=str(directory))
+    started = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "boggle.perf", "--size", "44", str(count), "--input_file",
+                           str(board_file), "--dictionary", dict_path], capture_output=True, text=True, cwd=directory,
+                          env=env, check=True)
+    seconds = time.perf_counter() - started
+    return seconds, int(re.search(r"total_score=(\d+)", proc.stdout).group(1))
+
+
+def whole_process(board_file: Path, count: int, dict_path: str, directory: Path | None, trials: int) -> dict:
+    """1b: both tools as whole processes, cold then warm (alternated), equal totals asserted."""
+    cleared = clear_numba_cache()
+    runs: dict[str, list] = {"ours_cold": [run_ours(board_file, dict_path)]}
+    if directory is not None:
+        runs["theirs_cold"] = [run_theirs(directory, board_file, dict_path, count)]
+    runs["ours_warm"], runs["theirs_warm"] = [], []
+    for _ in range(trials):
+        runs["ours_warm"].append(run_ours(board_file, dict_path))
+        if directory is not None:
+            runs["theirs_warm"].append(run_theirs(directory, board_file, dict_path, count))
+    totals = {total for values in runs.values() for _, total in values}
+    assert len(totals) == 1, f"the totals differ: {runs}"
+    out = {"boards": count, "total_score": totals.pop(), "numba_cache_files_cleared": cleared,
+           "trials": trials, "cores": os.cpu_count()}
+    for key, values in runs.items():
+        if values:
+            seconds = sorted(s for s, _ in values)
+            out[key] = {"seconds": [round(s, 3) for s, _ in values], "median": round(seconds[len(seconds) // 2], 3)}
+    if directory is not None:
+        for kind in ("cold", "warm"):  # > 1: cpmodel is faster
+            out[f"speed_vs_danvk_{kind}"] = round(out[f"theirs_{kind}"]["median"] / out[f"ours_{kind}"]["median"], 3)
+    return out
+
+
+def peak_memory(board_file: Path, count: int, dict_path: str) -> dict:
+    """grid --score-file's peak resident memory (a wrapper process reads its only child's)."""
+    wrapper = ("import resource, subprocess, sys, time; t = time.perf_counter(); "
+               "subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL); "
+               "print(time.perf_counter() - t, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)")
+    proc = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "cpmodel", "grid", "--score-file",
+                           str(board_file), "--dict", dict_path], capture_output=True, text=True, cwd=ROOT, check=True)
+    seconds, kib = proc.stdout.split()
+    return {"boards": count, "file_mb": round(board_file.stat().st_size / 2**20, 1), "seconds": round(float(seconds), 2),
+            "peak_rss_mb": round(int(kib) / 1024, 1)}
 
 
 def ours(dict_path: str, size: str, seconds: float, seed: int) -> dict:
@@ -175,42 +258,83 @@ def reached(history, target) -> float | None:
     return next((t for t, s in history if s >= target), None)
 
 
+def scoring_part(args, words, console) -> dict:
+    """Part 1: the kernel alone, then the whole processes (and memory), tables printed."""
+    danvk = danvk_module(args.danvk, args.pybind11)
+    results = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        board_file = Path(tmp) / "boards.txt"
+        boards = write_boards(board_file, args.boards, args.seed)
+        results["scoring"] = kernel_alone(words, args.dict, boards, args.reference_boards, danvk)
+        results["whole_process"] = whole_process(board_file, args.boards, args.dict, args.danvk, args.trials)
+        if args.memory_boards:
+            big = Path(tmp) / "many.txt"
+            write_many_boards(big, args.memory_boards, args.seed)
+            results["memory"] = peak_memory(big, args.memory_boards, args.dict)
+    t1 = Table(title=f"the kernel alone: {args.boards:,} random 4×4 boards (no q, seed {args.seed}), one core, "
+                     "equal totals asserted")
+    for h in ("method", "boards", "seconds", "boards/s", "× danvk C++", "total score"):
+        t1.add_column(h, justify="left" if h == "method" else "right")
+    for r in results["scoring"]:
+        t1.add_row(r["method"], f"{r['boards']:,}", f"{r['seconds']:.2f}", f"{r['boards_per_s']:,}",
+                   "" if r["vs_danvk"] is None else f"{r['vs_danvk']:.2f}", f"{r['total_score']:,}")
+    console.print(t1)
+    w = results["whole_process"]
+    t2 = Table(title=f"whole process, start to exit: {w['boards']:,} boards, total {w['total_score']:,} "
+                     f"(equal), {w['cores']} cores; warm: median of {w['trials']}")
+    for h in ("", "cpmodel grid --score-file", "danvk boggle.perf", "× danvk (> 1: faster)"):
+        t2.add_column(h, justify="left" if not h else "right")
+    for kind in ("cold", "warm"):
+        theirs = w.get(f"theirs_{kind}")
+        t2.add_row(kind + (" (numba compiles)" if kind == "cold" else ""), f"{w[f'ours_{kind}']['median']:.2f} s",
+                   f"{theirs['median']:.2f} s" if theirs else "", f"{w.get(f'speed_vs_danvk_{kind}', '')}")
+    console.print(t2)
+    if "memory" in results:
+        m = results["memory"]
+        console.print(f"memory: grid --score-file on {m['boards']:,} boards ({m['file_mb']:,} MB): "
+                      f"peak {m['peak_rss_mb']:,} MB, {m['seconds']} s", highlight=False)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dict", required=True, help="word list (ENABLE2K: hybrid-boggle's wordlists/enable2k.txt)")
     parser.add_argument("--danvk", type=Path, help="an extracted danvk/hybrid-boggle")
     parser.add_argument("--pybind11", help="a folder holding pybind11 (for building danvk's module)")
-    parser.add_argument("--boards", type=int, default=20000)
+    parser.add_argument("--boards", type=int, default=200000)
     parser.add_argument("--reference-boards", type=int, default=2000)
+    parser.add_argument("--trials", type=int, default=3, help="warm whole-process runs of each tool")
+    parser.add_argument("--memory-boards", type=int, default=0, help="also the peak memory on a file of this many boards")
     parser.add_argument("--seconds", type=float, default=60.0, help="per best-board run")
     parser.add_argument("--seeds", type=int, default=1, help="best-board runs per method")
     parser.add_argument("--size", default="4x4")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-scoring", action="store_true")
+    parser.add_argument("--scoring-only", action="store_true", help="part 1 only; the file keeps its part 2")
     parser.add_argument("--skip-theirs", action="store_true", help="best boards: our search only (e.g. many seeds)")
-    parser.add_argument("--quick", action="store_true", help="2,000 boards, one 30 s run each")
+    parser.add_argument("--quick", action="store_true", help="20,000 boards, one 30 s run each")
     parser.add_argument("--out", default=None, help="JSON results (default: results/grid.json)")
     args = parser.parse_args()
     if args.quick:
-        args.boards, args.reference_boards, args.seconds, args.seeds = 2000, 500, 30.0, 1
+        args.boards, args.reference_boards, args.seconds, args.seeds, args.trials = 20000, 500, 30.0, 1, 1
     name = "grid" + (".quick" if args.quick else "") + ("" if args.size == "4x4" else f".{args.size}")
     out = Path(args.out or Path(__file__).parent / "results" / f"{name}.json")
-    danvk = danvk_module(args.danvk, args.pybind11)
     words = load_file(args.dict).words
     console = Console(width=160)
     results = {"dict": os.path.basename(args.dict), "words": len(words), "seed": args.seed, "cores": os.cpu_count()}
+    if args.scoring_only and out.exists():
+        results = {**json.loads(out.read_text()), **results}  # part 2 as it was
     if not args.skip_scoring:
-        with tempfile.TemporaryDirectory() as tmp:
-            board_file = Path(tmp) / "boards.txt"
-            boards = write_boards(board_file, args.boards, args.seed)
-            results["scoring"] = scoring(words, args.dict, boards, board_file, args.reference_boards, danvk)
-        t1 = Table(title=f"scoring {args.boards:,} random 4×4 boards (seed {args.seed}), one core, equal totals asserted")
-        for h in ("method", "boards", "seconds", "boards/s", "× danvk C++", "total score"):
-            t1.add_column(h, justify="left" if h == "method" else "right")
-        for r in results["scoring"]:
-            t1.add_row(r["method"], f"{r['boards']:,}", f"{r['seconds']:.2f}", f"{r['boards_per_s']:,}",
-                       "" if r["vs_danvk"] is None else f"{r['vs_danvk']:.2f}", f"{r['total_score']:,}")
-        console.print(t1)
+        results.update(scoring_part(args, words, console))
+    if not args.scoring_only:
+        results["best_board"] = best_boards(args, console)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(results, indent=2))
+    console.print(f"wrote {out}")
+
+
+def best_boards(args, console) -> dict:
+    """Part 2: grid --best against danvk's hill climber, per seed."""
     runs = []
     for k in range(args.seeds):
         seed = args.seed + k
@@ -222,7 +346,7 @@ def main() -> None:
     target = {"4x4": OPTIMUM_4X4, "5x5": TARGET_5X5}.get(args.size)  # the issue's targets
     for r in runs:
         r["seconds_to_target"] = reached(r["history"], target) if target else None
-    results["best_board"] = {"size": args.size, "seconds": args.seconds, "target": target, "runs": runs}
+    best_board = {"size": args.size, "seconds": args.seconds, "target": target, "runs": runs}
     t2 = Table(title=f"best {args.size} board in {args.seconds:.0f} s, {os.cpu_count()} cores, points reached")
     for h in ("method", "seed", "best", "s to first", "s to 3,000", f"s to {target or 10000:,}", "board"):
         t2.add_column(h, justify="left" if h in ("method", "board") else "right")
@@ -237,10 +361,8 @@ def main() -> None:
         summary[method] = {"runs": len(mine), "reached_target": hits, "median_best": sorted(r["best"] for r in mine)[len(mine) // 2]}
         console.print(f"{method}: {hits}/{len(mine)} runs reached {target or 'the target'}; "
                       f"median best {summary[method]['median_best']:,}", highlight=False)
-    results["best_board"]["summary"] = summary
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(results, indent=2))
-    console.print(f"wrote {out}")
+    best_board["summary"] = summary
+    return best_board
 
 
 if __name__ == "__main__":

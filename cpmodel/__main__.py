@@ -39,7 +39,7 @@ def entry() -> int:
         interrupts.block_late_signals()
         interrupts.note(exc)
         code = interrupts.exit_code()
-    if _engine_left_running():
+    if _engine_left_running() or _nothing_to_clean_up():
         # a native solver (or numba's compiler) still runs in a thread it was asked to
         # leave: Python's shutdown would wait for it, or abort; the answer is out, so end now
         sys.stdout.flush()
@@ -51,6 +51,16 @@ def entry() -> int:
 def _engine_left_running() -> bool:
     supervise = sys.modules.get("cpmodel.run.supervise")
     return bool(supervise and supervise.abandoned) or interrupts.left_running
+
+
+def _nothing_to_clean_up() -> bool:
+    """The command said its process has nothing left to do at exit (``grid --score-file``:
+    its answer is printed, and Python's shutdown would only free memory, 0.2–0.3 s with
+    numba loaded), and no coverage tracer waits to write its data at exit."""
+    grid = sys.modules.get("cpmodel.commands.grid")
+    coverage = sys.modules.get("coverage")  # numba imports it when it is installed: is it tracing?
+    tracing = coverage is not None and getattr(coverage, "Coverage", None) is not None and coverage.Coverage.current()
+    return bool(grid and grid.nothing_to_clean_up) and not tracing
 
 
 if __name__ == "__main__":

@@ -118,7 +118,6 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
     best has not improved for ``patience`` rounds."""
     rng = np.random.default_rng(seed)
     scorer = spec.scorer()
-    geo = scorer.geo
     cells = spec.rows * spec.cols
     perms = symmetries(spec.rows, spec.cols)
     keys = np.zeros((1 << TABLE_BITS, 2), np.int64)
@@ -154,8 +153,7 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
                 scorer.scores(current[:0])  # renews the stamps long before they could overflow
                 boards, scores, fresh = _expand(
                     current[first:first + CHUNK], perms, keys, values, filled, round_id, TABLE_BITS,
-                    scorer.trie.children, geo.nbr, geo.nbr_count, geo.tile_len, geo.tile_value, geo.points,
-                    geo.min_len, geo.max_len, scorer.stamp_of, scorer.stamp)
+                    scorer.trie.node, scorer.info, scorer.nbr_mask, scorer.stamp)
                 best.evaluations += fresh
                 control.nodes = best.evaluations
                 parts.append(boards)
@@ -281,14 +279,13 @@ def warm_up(spec: BestBoardSpec) -> None:
     a portfolio forks its processes after this, and they inherit the machine code
     instead of each compiling it (seconds each, on the first run)."""
     scorer = spec.scorer()
-    geo = scorer.geo
     board = np.zeros((1, spec.rows * spec.cols), np.int8)
     perms = symmetries(spec.rows, spec.cols)
     keys, values, filled = np.zeros((16, 2), np.int64), np.zeros((16, 2), np.int64), np.zeros(1, np.int64)
     _canonical_all(board, perms)
     _mark(board, values, keys, 1, 4, scorer.scores(board), filled)
-    _expand(board[:0], perms, keys, values, filled, 1, 4, scorer.trie.children, geo.nbr, geo.nbr_count, geo.tile_len,
-            geo.tile_value, geo.points, geo.min_len, geo.max_len, scorer.stamp_of, scorer.stamp)
+    _expand(board[:0], perms, keys, values, filled, 1, 4, scorer.trie.node, scorer.info, scorer.nbr_mask,
+            scorer.stamp)
 
 
 # -- compiled parts of a round -------------------------------------------------------
@@ -356,8 +353,7 @@ def _mark(boards, values, keys, round_id, bits, scores, filled):
 
 
 @njit(cache=True)
-def _expand(pool, perms, keys, values, filled, round_id, bits, children, nbr, nbr_count, tile_len, tile_value,
-            points, min_len, max_len, stamp_of, stamp):
+def _expand(pool, perms, keys, values, filled, round_id, bits, node, info, nbr_mask, stamp):
     """Every canonical neighbour of the pool's boards not yet seen this round, with
     its score (from the table, or scored now); also how many were scored now."""
     cells = pool.shape[1]
@@ -366,8 +362,7 @@ def _expand(pool, perms, keys, values, filled, round_id, bits, children, nbr, nb
     scores = np.empty(most, np.int64)
     one = np.empty((1, cells), np.int8)
     canon = np.empty(cells, np.int8)
-    st_cell, st_node, st_k = np.empty(cells, np.int64), np.empty(cells, np.int64), np.empty(cells, np.int64)
-    st_len, st_sum = np.empty(cells, np.int64), np.empty(cells, np.int64)
+    st_cell, st_node, st_free = np.empty(cells, np.int64), np.empty(cells, np.int64), np.empty(cells, np.int64)
     n = 0
     fresh = 0
     for b in range(len(pool)):
@@ -393,8 +388,7 @@ def _expand(pool, perms, keys, values, filled, round_id, bits, children, nbr, nb
                 score = values[slot, 0]
             else:
                 stamp[0] += 1
-                score = K._alphabet_walk(children, canon, nbr, nbr_count, tile_len, tile_value, points, min_len,
-                                         max_len, stamp_of, stamp[0], st_cell, st_node, st_k, st_len, st_sum)
+                score = K._alphabet_walk(node, info, canon, nbr_mask, stamp[0], st_cell, st_node, st_free)
                 fresh += 1
                 keys[slot, 0], keys[slot, 1] = k0, k1
                 filled[0] += 1

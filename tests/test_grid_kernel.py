@@ -223,9 +223,11 @@ def test_score_file_json_stopped_keeps_the_totals_scored(word_file, tmp_path, mo
     boards = [parse_grid(b) for b in ("tea/sen/xxx", "sat/eat/ten", "qua/tes/nie", "xyz/abc/def")]
     scored = [reference_total(b, grid.SortedWords.of(SMALL), score_table("boggle")) for b in boards]
 
-    def two_batches_then_a_stop(lines):
-        yield boards[:2]
-        yield boards[2:]
+    def two_batches_then_a_stop(chunks, drop_bom=True):
+        from heuristics.grid_lines import BoardBlock
+
+        yield [(BoardBlock.of(boards[:2]), 0, 2)]
+        yield [(BoardBlock.of(boards[2:]), 0, 2)]
         raise KeyboardInterrupt  # Ctrl-C while the third batch is read
 
     monkeypatch.setattr(grid_command, "_batches", two_batches_then_a_stop)

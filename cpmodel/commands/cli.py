@@ -234,7 +234,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--random", action="store_true", help="roll the 16 classic Boggle dice")
     grid.add_argument("--best", metavar="RxC", help="search for a high-scoring RxC board, 2x2 to 5x5 (pool hill climbing beside annealing, every core)")
     grid.add_argument("--score-file", metavar="FILE", help="print the total of each board in FILE (one per line; - for stdin)")
-    grid.add_argument("--jobs", type=POSITIVE, metavar="N", help="processes for --best and --prove (default: all cores)")
+    grid.add_argument("--jobs", type=POSITIVE, metavar="N", help="processes for --best and --prove, threads for --score-file (default: all cores)")
     grid.add_argument("--seed", type=int, default=0, help="seed for --random and --best")
     grid.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS", help="for --best (default 60 s; none with --prove)")
     grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle", help="scoring table")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
 
 from cpmodel.core.errors import InputError
 
@@ -111,26 +112,30 @@ def read_text(path, what: str, limit: int = MAX_SMALL, errors: str = "strict") -
 MAX_LINE = 64 * 1024  # one line of a streamed file (a board): far above any real line
 
 
-def open_text(path, what: str):
-    """A regular file opened for streaming as UTF-8 text (a byte-order mark dropped): for
-    files read line by line, whose length is not capped (:func:`bounded_lines` caps each line)."""
-    fd = open_regular(path, what)
-    os.set_blocking(fd, True)
-    return os.fdopen(fd, encoding="utf-8-sig")
+class Chunks:
+    """The bytes of an open regular file, :data:`CHUNK` at a time (iterate), then
+    :meth:`close`: for files read as a stream, whose length is not capped (the
+    reader bounds each line, :data:`MAX_LINE`)."""
 
+    def __init__(self, path, what: str):
+        self.fd = open_regular(path, what)  # opened here, at once: a missing file is refused before any work
+        os.set_blocking(self.fd, True)
+        self.path, self.what = os.fspath(path), what
 
-def bounded_lines(stream, what: str, limit: int = MAX_LINE):
-    """The lines of a text stream (a file or stdin), each at most ``limit`` characters:
-    a stream without newlines (``/dev/zero`` on stdin) is refused, not gathered into memory."""
-    number = 0
-    while True:
-        line = stream.readline(limit + 1)
-        if not line:
-            return
-        number += 1
-        if len(line) > limit:
-            raise InputError(f"{what} line {number} is longer than {limit:,} characters; refusing to read it")
-        yield line
+    def __iter__(self) -> Iterator[bytes]:
+        while self.fd >= 0:
+            try:
+                chunk = os.read(self.fd, CHUNK)
+            except OSError as exc:
+                raise InputError(f"cannot read {self.what} {self.path}: {exc.strerror}") from None
+            if not chunk:
+                return
+            yield chunk
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 def check_writable_path(path, what: str) -> None:
