@@ -16,7 +16,8 @@ from cpmodel.core.specs import banana_spec
 from cpmodel.core.validate import banana_problems
 from cpmodel.models import bananagrams as cpsat
 from cpmodel.models import bananagrams_words as counts
-from tests.conftest import brute_force_bananagrams
+from heuristics.bananagrams import boxes_below
+from tests.conftest import brute_force_bananagrams, run_cli, run_json
 
 WORDS = ("at", "ta", "as", "cat", "act", "sat", "tas", "cats", "scat", "tact", "aa", "st")
 
@@ -85,3 +86,25 @@ def test_every_tuning_finds_the_same_answer():
         result = cpsat.solve(spec, Control(time_limit=30), tuning=tuning)
         assert result.status == "found", tuning
         assert banana_problems(parse_layout("\n".join(result.solutions[0])), spec.hand, set(WORDS)) == []
+
+
+def test_the_command_line_says_why_a_hand_has_no_layout(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    doc, _ = run_json("banana", "cttts", "--dict", str(words), "--solver", "cpsat")
+    assert doc["status"] == "none" and doc["complete"]
+    stats = doc["solvers"][0]["stats"]
+    assert stats["proof"] == "word counts" and stats["conflict"], stats
+    text = run_cli("banana", "cttts", "--dict", str(words))
+    assert text.returncode == 0 and "why: these already conflict: every" in text.stdout, text.stdout
+
+
+def test_compact_names_the_boxes_it_ruled_out(tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(WORDS) + "\n")
+    doc, _ = run_json("banana", "aacstt", "--dict", str(words), "--compact", "--time-limit", "60")
+    step = doc["solvers"][-1]["stats"]
+    assert step["optimum_proven"] and doc["complete"]
+    ruled = {tuple(map(int, box.split("x"))) for box in step["ruled_out"]}
+    assert all(r * c < step["area"] for r, c in ruled)  # every box ruled out is smaller than the answer
+    assert set(boxes_below(6, step["area"])) == ruled  # and every one of them is

@@ -137,6 +137,9 @@ def _run(args, stdout: Console, stderr: Console) -> int:
                                    style="green"), highlight=False)
             else:
                 stdout.print(summary(r, "layout"), highlight=False)
+                if r.stats.get("conflict"):  # a none by the word counts, and the requirements that clash
+                    stdout.print("why: these already conflict: " + "; ".join(r.stats["conflict"]), style="dim",
+                                 highlight=False)
                 if "portfolio" in r.stats:
                     stdout.print(answered_line(r), style="dim", highlight=False)
         if all(r.status == UNKNOWN for r in results) and "cpsat" not in solvers:

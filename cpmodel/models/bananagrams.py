@@ -368,7 +368,10 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
                 check_banana(cells, spec.hand, word_set)
                 return _result(FOUND, True, [tuple(layout_rows(cells))], started, None, tried, solver, stats)
     if tuning.counting and counts_say_none(spec, control):
+        from cpmodel.models.bananagrams_words import explain
+
         stats["proof"] = "word counts"
+        stats["conflict"] = explain(spec, time_limit=1.0) or []
         return _result(NONE, True, [], started, None, tried, None, stats)
     proven_empty: list[tuple[int, int]] = []
     for rows, cols in candidate_boxes(spec.size):
@@ -498,7 +501,8 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
     check_banana(best, spec.hand, words)
     result = _result(FOUND, proven, [tuple(layout_rows(best))], started,
                      None if proven else control.stop_reason() or "time-limit", boxes, solver)
-    result.stats.update(optimum_proven=proven, area=_area(best), heuristic_area=heuristic_area,
+    ruled_out = [entry.split(":")[0] for entry in boxes if ":INFEASIBLE" in entry]
+    result.stats.update(optimum_proven=proven, area=_area(best), heuristic_area=heuristic_area, ruled_out=ruled_out,
                         heuristic_boxes=len(tried), heuristic_seconds=round(heuristic_seconds, 3),
                         perimeter=2 * sum(_shape(best)))
     return result
