@@ -166,22 +166,24 @@ def none_runs(hands: list[dict], limit: float) -> list[dict]:
 
 # -- the steps -----------------------------------------------------------------------------
 
+MINIMAL = {"minimal_automaton": True}  # on from step 1 in the recorded run; off by default since (it did not pay)
 STEPS = [
     ("baseline (trie automaton)", cpsat.BASELINE),
-    ("+ minimal automaton", cpsat.Tuning(hint=False, light_presolve=False, own_words=False, counting=False,
+    ("+ minimal automaton", cpsat.Tuning(**MINIMAL, hint=False, light_presolve=False, own_words=False, counting=False,
                                           blank_count=False, tight_boxes=False, table_when_tight=False)),
-    ("+ blank count", cpsat.Tuning(hint=False, light_presolve=False, own_words=False, counting=False,
+    ("+ blank count", cpsat.Tuning(**MINIMAL, hint=False, light_presolve=False, own_words=False, counting=False,
                                     tight_boxes=False, table_when_tight=False)),
-    ("+ hint, whole lexicon", cpsat.Tuning(light_presolve=False, own_words=False, counting=False,
+    ("+ hint, whole lexicon", cpsat.Tuning(**MINIMAL, light_presolve=False, own_words=False, counting=False,
                                            tight_boxes=False, table_when_tight=False)),
-    ("+ light presolve", cpsat.Tuning(own_words=False, counting=False, tight_boxes=False, table_when_tight=False)),
-    ("+ hint's own words", cpsat.Tuning(counting=False, tight_boxes=False, table_when_tight=False)),
-    ("+ word counts", cpsat.Tuning(tight_boxes=False, table_when_tight=False)),
+    ("+ light presolve", cpsat.Tuning(**MINIMAL, own_words=False, counting=False, tight_boxes=False,
+                                      table_when_tight=False)),
+    ("+ hint's own words", cpsat.Tuning(**MINIMAL, counting=False, tight_boxes=False, table_when_tight=False)),
+    ("+ word counts", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False)),
 ]
 COMPACT_STEPS = [
-    ("compact: automaton boxes", cpsat.Tuning(tight_boxes=False, table_when_tight=False)),
-    ("+ tight boxes", cpsat.Tuning(table_when_tight=False)),
-    ("+ tables in tight boxes", cpsat.FAST),
+    ("compact: automaton boxes", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False)),
+    ("+ tight boxes", cpsat.Tuning(**MINIMAL, table_when_tight=False)),
+    ("+ tables in tight boxes", cpsat.Tuning(**MINIMAL)),
 ]
 
 

@@ -33,10 +33,11 @@ Constraints.
         area is already proven empty, the layout also touches row R−1 and
         column C−1.
 
-The line automaton is the minimal DFA of the runs (words and single
-letters), closed by a blank back to its start: CP-SAT expands an automaton
-into a Boolean per state and position, and the minimal one has about 8×
-fewer states than the trie of the words.
+The line automaton is the trie of the words. Its minimal DFA (``minimal=True``,
+the DAWG of the runs closed by a blank back to its start) has about 8× fewer
+states, and CP-SAT's expanded model a third of the Booleans, but it was not
+faster (21-tile hands: presolve as long, more branches), so it stays an
+option for Lesson 5, off by default.
 
 The flows are not determined by the letters (many flows witness one
 connected layout), so this model is solved for one layout or an optimum,
@@ -98,7 +99,7 @@ BOX_COUNTS_SECONDS = 1.0  # and per box (feasible counts can take seconds to fin
 class Tuning:
     """The speed-ups of Lesson 5, each measured on its own and each on by
     default; ``BASELINE`` turns them all off (the model as it was first written)."""
-    minimal_automaton: bool = True  # the DAWG line automaton instead of the trie
+    minimal_automaton: bool = False  # the DAWG line automaton: a third of the Booleans, but no faster (measured)
     hint: bool = True  # the backtracker's layout as CP-SAT's solution hint
     light_presolve: bool = True  # when a hint is there to confirm, presolve lightly
     own_words: bool = True  # confirm the hint with the hint's own words only
@@ -126,7 +127,7 @@ class BananaVars:
     flow: dict  # ((r, c), (r', c')) → flow on that edge
 
 
-def line_automaton(words, alphabet: str, minimal: bool = True):
+def line_automaton(words, alphabet: str, minimal: bool = False):
     """DFA of lines whose maximal letter runs are single letters or words.
 
     State ``start`` is "after a blank / at the start of the line"; every other
@@ -134,8 +135,8 @@ def line_automaton(words, alphabet: str, minimal: bool = True):
     merges the runs that every continuation treats alike (the minimal DAWG
     of the words and the single letters, Myhill–Nerode): for a 21-tile hand
     about 900 states against 7,000 trie nodes, and CP-SAT expands the
-    automaton into one Boolean per state and position. ``minimal=False`` is
-    the trie, kept as Lesson 5's baseline."""
+    automaton into one Boolean per state and position. It shrinks the model
+    but did not speed it up, so the trie is the default."""
     if minimal:
         return _minimal_line_automaton(words, alphabet)
     blank = alphabet.index(BLANK)
@@ -176,7 +177,7 @@ def _minimal_line_automaton(words, alphabet: str):
     return dawg.start, finals, transitions
 
 
-def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automaton", minimal: bool = True,
+def build_model(spec: BananaSpec, rows: int, cols: int, encoding: str = "automaton", minimal: bool = False,
                 blank_count: bool = True, tight: bool = False):
     """The model of ``spec`` in an rows×cols box; nothing is solved here.
     ``tight``: the layout touches all four sides (sound once every box of
