@@ -1,6 +1,6 @@
 """Benchmark: exact Bananagrams at the sizes people play (11 to 40 tiles).
 
-    python benchmarks/banana_exact.py [--quick] [--only sizes,steps,none]
+    python benchmarks/banana_exact.py [--quick] [--only sizes,steps,none,compact-steps] [--tiles 21,30] [--columns compact]
 
 Three parts, one JSON file (results/banana_exact.json), the same seeds every run:
 
@@ -167,23 +167,26 @@ def none_runs(hands: list[dict], limit: float) -> list[dict]:
 # -- the steps -----------------------------------------------------------------------------
 
 MINIMAL = {"minimal_automaton": True}  # on from step 1 in the recorded run; off by default since (it did not pay)
+OLD_COMPACT = {"box_search": False, "heuristic_fill": 1.0}  # the --compact steps below, off
 STEPS = [
     ("baseline (trie automaton)", cpsat.BASELINE),
     ("+ minimal automaton", cpsat.Tuning(**MINIMAL, hint=False, light_presolve=False, own_words=False, counting=False,
-                                          blank_count=False, tight_boxes=False, table_when_tight=False)),
+                                          blank_count=False, tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
     ("+ blank count", cpsat.Tuning(**MINIMAL, hint=False, light_presolve=False, own_words=False, counting=False,
-                                    tight_boxes=False, table_when_tight=False)),
+                                    tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
     ("+ hint, whole lexicon", cpsat.Tuning(**MINIMAL, light_presolve=False, own_words=False, counting=False,
-                                           tight_boxes=False, table_when_tight=False)),
+                                           tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
     ("+ light presolve", cpsat.Tuning(**MINIMAL, own_words=False, counting=False, tight_boxes=False,
-                                      table_when_tight=False)),
-    ("+ hint's own words", cpsat.Tuning(**MINIMAL, counting=False, tight_boxes=False, table_when_tight=False)),
-    ("+ word counts", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False)),
+                                      table_when_tight=False, **OLD_COMPACT)),
+    ("+ hint's own words", cpsat.Tuning(**MINIMAL, counting=False, tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
+    ("+ word counts", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
 ]
 COMPACT_STEPS = [
-    ("compact: automaton boxes", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False)),
-    ("+ tight boxes", cpsat.Tuning(**MINIMAL, table_when_tight=False)),
-    ("+ tables in tight boxes", cpsat.Tuning(**MINIMAL)),
+    ("compact: automaton boxes", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
+    ("+ tight boxes", cpsat.Tuning(**MINIMAL, table_when_tight=False, **OLD_COMPACT)),
+    ("+ tables in tight boxes", cpsat.Tuning(**MINIMAL, **OLD_COMPACT)),
+    ("+ two search workers per box", cpsat.Tuning(**MINIMAL, heuristic_fill=1.0)),
+    ("+ no backtracker in dense boxes", cpsat.Tuning(**MINIMAL)),
 ]
 
 
@@ -212,6 +215,11 @@ def steps(make_spec, none_specs, seeds: range, limit: float, none_limit: float, 
         none_row = step_row(label, none_specs, lambda s, c, t=tuning: cpsat.solve(s, c, tuning=t), none_limit)
         none_row["set"] = "21 tiles, no layout"
         rows.append(none_row)
+    return rows + compact_steps(make_spec, compact_seeds, compact_limit)
+
+
+def compact_steps(make_spec, compact_seeds: range, compact_limit: float) -> list[dict]:
+    rows = []
     compact_hands = [make_spec(draw_hand(21, seed)) for seed in compact_seeds]
     starts = [cpsat.solve(spec, Control(time_limit=30)).solutions[0] for spec in compact_hands]
     for label, tuning in COMPACT_STEPS:
@@ -269,7 +277,9 @@ def show_none(hands: list[dict]) -> Table:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="3 seeds, sizes 11-21, short limits; writes results/banana_exact.quick.json")
-    parser.add_argument("--only", default="sizes,steps,none", help="comma-separated parts to run")
+    parser.add_argument("--only", default="sizes,steps,none", help="comma-separated parts to run (compact-steps: only the --compact rows of steps)")
+    parser.add_argument("--tiles", help="sizes: rerun only these hand sizes (comma-separated), keeping the other cells")
+    parser.add_argument("--columns", help="sizes: rerun only these columns (comma-separated), keeping the other cells")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     out = Path(__file__).parent / "results" / f"banana_exact{'.quick' if args.quick else ''}.json"
@@ -289,10 +299,15 @@ def main() -> None:
             doc["none"] = none_runs(hands, 10.0)
             console.print(show_none(doc["none"]))
     if "sizes" in parts:
+        chosen_tiles = [int(t) for t in args.tiles.split(",")] if args.tiles else SIZES
+        chosen_columns = args.columns.split(",") if args.columns else COLUMNS
         cells = []
         for tiles in SIZES[:3] if args.quick else SIZES:
             limit = 30.0 if tiles <= 30 else 60.0
             for column in COLUMNS:
+                if tiles not in chosen_tiles or column not in chosen_columns:
+                    cells += [c for c in doc.get("sizes", []) if c["tiles"] == tiles and c["column"] == column]
+                    continue
                 compact_limit = 120.0 if tiles <= 30 else 60.0
                 cell_seeds = seeds if column != "compact" or tiles < 40 else range(1, 4)
                 cells.append(size_cell(tiles, column, cell_seeds, compact_limit if column == "compact" else
@@ -301,6 +316,10 @@ def main() -> None:
                               f"median {cells[-1]['median_s']:.2f} s", highlight=False)
         doc["sizes"] = cells
         console.print(show_sizes(cells))
+    if "compact-steps" in parts:  # the --compact rows alone, the others kept
+        kept = [row for row in doc.get("steps", []) if "--compact" not in row["set"]]
+        doc["steps"] = kept + compact_steps(make_spec, range(1, 3) if args.quick else range(1, 4), 60.0)
+        console.print(show_steps(doc["steps"]))
     if "steps" in parts:
         none_specs = [make_spec(h["hand"]) for h in hands[:3]]
         doc["steps"] = steps(make_spec, none_specs, range(1, 4) if args.quick else range(1, 6), 30.0, 10.0,

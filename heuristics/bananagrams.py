@@ -425,13 +425,14 @@ def boxes_below(n: int, area: int) -> list[tuple[int, int]]:
 
 
 def smallest_box_layout(spec: BananaSpec, below_area: int, control: Control, table: WordTable | None = None,
-                        box_seconds: float = 0.3, box_nodes: int = 3000):
+                        box_seconds: float = 0.3, box_nodes: int = 3000, densest: float = 1.0):
     """The compactness heuristic: the same search inside ever larger boxes,
     smallest area first, each box with a small budget; the first layout found
     (rows) and the boxes tried, or (None, tried). Finding nothing in a box
-    proves nothing about it."""
+    proves nothing about it. Boxes the tiles would fill beyond ``densest``
+    are skipped: word by word, the search does not pack that tightly."""
     tried = []
-    for box in boxes_below(spec.size, below_area):
+    for box in [b for b in boxes_below(spec.size, below_area) if spec.size <= densest * b[0] * b[1]]:
         if control.stop_reason():
             break
         budget = Control(time_limit=min(box_seconds, max(0.0, control.time_limit - control.elapsed()))

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
 from cpmodel.core.lexicon import Lexicon
-from cpmodel.core.specs import banana_spec
+from cpmodel.core.specs import BananaSpec, banana_spec
 from cpmodel.core.validate import banana_problems
 from cpmodel.models import bananagrams as cpsat
 from cpmodel.models import bananagrams_words as counts
@@ -108,3 +108,14 @@ def test_compact_names_the_boxes_it_ruled_out(tmp_path):
     ruled = {tuple(map(int, box.split("x"))) for box in step["ruled_out"]}
     assert all(r * c < step["area"] for r, c in ruled)  # every box ruled out is smaller than the answer
     assert set(boxes_below(6, step["area"])) == ruled  # and every one of them is
+
+
+def test_the_compact_heuristic_skips_boxes_it_cannot_pack():
+    """``densest``: boxes the tiles would fill beyond it are not tried (nothing is proven there anyway)."""
+    from heuristics.bananagrams import smallest_box_layout
+
+    spec = BananaSpec("aacstt", tuple(WORDS))
+    _, every = smallest_box_layout(spec, 40, Control(time_limit=5))
+    _, loose = smallest_box_layout(spec, 40, Control(time_limit=5), densest=0.5)
+    assert loose and all(6 <= 0.5 * r * c for r, c in loose)
+    assert 6 > 0.5 * every[0][0] * every[0][1]  # without the limit it starts in the densest box

@@ -107,12 +107,18 @@ class Tuning:
     blank_count: bool = True  # state the number of blanks in the box (redundant)
     tight_boxes: bool = True  # --compact: the layout touches all four sides of each box it tries
     table_when_tight: bool = True  # --compact: run tables in its nearly full boxes (2–4× faster there)
+    box_search: bool = True  # --compact: two search workers (not feasibility jump) and one presolve pass per box
+    heuristic_fill: float = 0.85  # --compact: the backtracker tries boxes it fills at most this much (it never packed beyond 0.81)
 
 
 FAST = Tuning()
 BASELINE = Tuning(minimal_automaton=False, hint=False, light_presolve=False, own_words=False, counting=False,
-                  blank_count=False, tight_boxes=False, table_when_tight=False)
+                  blank_count=False, tight_boxes=False, table_when_tight=False, box_search=False,
+                  heuristic_fill=1.0)
 LIGHT_PRESOLVE = ("cp_model_probing_level:0", "symmetry_level:0", "max_presolve_iterations:1")
+# A nearly full box is decided by search: with two workers CP-SAT runs one search and feasibility jump
+# (a local search that never finds these layouts); three workers without it run default_lp and no_lp.
+BOX_SEARCH = ("num_workers:3", "use_feasibility_jump:false", "max_presolve_iterations:1")
 
 
 @dataclass
@@ -447,6 +453,8 @@ def _solve_box(spec, rows, cols, encoding, control, log, params=(), tuning: Tuni
     prepare(solver, control, log, workers=2)  # the portfolio helps on these small, hard boxes
     if hint is not None and tuning.light_presolve:  # nothing to prove: presolve little, check the hint
         apply_params(solver, LIGHT_PRESOLVE)
+    if tight and tuning.box_search:
+        apply_params(solver, BOX_SEARCH)
     apply_params(solver, params)
     status = solve_with_stop(solver, model, control)
     cells = read_layout(solver, variables) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
@@ -479,7 +487,7 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
     rows = layout_rows(best)
     heuristic_started = time.perf_counter()
     found, tried = smallest_box_layout(spec, len(rows) * len(rows[0]), control, table, box_seconds=HEURISTIC_BOX_SECONDS,
-                                       box_nodes=1000)
+                                       box_nodes=1000, densest=tuning.heuristic_fill)
     heuristic_seconds = time.perf_counter() - heuristic_started
     if found is not None:
         best = {(r, c): ch for r, row in enumerate(found) for c, ch in enumerate(row) if ch != BLANK}
