@@ -188,6 +188,23 @@ def test_best_2x2_reaches_the_exhaustive_optimum(word_file):
     assert doc["total"] == optimum and doc["optimal"] is False
 
 
+def test_best_stops_at_its_target_and_says_so(word_file):
+    """--target: the race ends as soon as a board scores that much, well before the limit."""
+    words = ["tea", "eat", "ate", "eta", "teat", "seat", "east", "sate", "etas", "teas", "eats", "rate", "tear"]
+    path = word_file(words)
+    doc, proc = run_json("grid", "--best", "2x2", "--time-limit", "60", "--target", "2", "--dict", path, "--jobs", "2")
+    assert proc.returncode == 0 and doc["stopped_by"] == "target" and doc["total"] >= 2
+    assert doc["seconds"] < 30 and doc["optimal"] is False
+    beyond = run_cli("grid", "--best", "2x2", "--time-limit", "2", "--target", "1000", "--dict", path, "--json")
+    assert json.loads(beyond.stdout)["stopped_by"] == "time-limit"  # an unreachable target: the limit stops it
+
+
+@pytest.mark.parametrize("argv", [["tea/sen/xxx", "--target", "5"], ["--best", "2x2", "--prove", "--target", "5"]])
+def test_target_needs_a_best_board_search(argv):
+    proc = run_cli("grid", *argv)
+    assert proc.returncode == 2 and "--target goes with --best" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+
+
 def test_best_refuses_sizes_beyond_5x5():
     proc = run_cli("grid", "--best", "6x6")
     assert proc.returncode == 2 and "2x2 to 5x5" in proc.stderr

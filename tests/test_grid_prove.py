@@ -182,11 +182,30 @@ def test_a_stopped_proof_never_claims_optimal():
     assert "not proven" in proc.stdout and "proven optimal" not in proc.stdout
 
 
+def test_quick_bounds_a_fixed_sample_and_claims_nothing_else():
+    """--quick: the same 8 classes every run, in seconds; never complete, never optimal, no global bound."""
+    from cpmodel.run.grid_prove import QUICK_CLASSES, plan
+
+    proc, doc = _prove("--best", "3x4", "--prove", "--quick", "--top", "1000", "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "sample"
+    assert doc["upper_bound"] is None and doc["prove"]["classes_done"] == doc["prove"]["classes"] == QUICK_CLASSES
+    sample = doc["prove"]["sample"]
+    # every sampled class finished: none of their boards beats the best score known (the climb's, maybe outside)
+    assert sample["classes"] == QUICK_CLASSES and sample["of"] > 10 * QUICK_CLASSES and sample["upper_bound"] == doc["total"]
+    assert sum(w["score"] for w in doc["words"]) == doc["total"] > 0
+    assert plan(3, 4, 4, QUICK_CLASSES) == plan(3, 4, 4, QUICK_CLASSES)  # a fixed sample
+    text = run_cli("grid", "--best", "2x3", "--prove", "--quick", "--top", "1000", "--jobs", "1").stdout
+    assert "--quick" in text and "proven optimal" not in text
+
+
 @pytest.mark.parametrize("args, message", [
     (["--best", "4x4", "--prove"], "up to 12 cells"),
     (["--best", "2x2", "--prove", "--min", "4"], "drop --min/--max"),
     (["--random", "--prove"], "--prove goes with --best"),
     (["--best", "2x2", "--prove", "--score", "scramble"], "Boggle"),
+    (["--best", "2x2", "--quick"], "--quick goes with --best RxC --prove"),
+    (["--best", "2x2", "--prove", "--quick", "--checkpoint", "x.ckpt"], "no --checkpoint"),
 ])
 def test_prove_refuses_what_it_cannot_do(args, message):
     proc = run_cli("grid", *args, "--top", "100")

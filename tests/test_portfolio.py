@@ -348,7 +348,7 @@ def test_grid_best_keeps_its_board_when_the_engines_are_slow_to_stop(monkeypatch
     monkeypatch.setattr(grid_search, "hill_climb", slow_to_stop)
     monkeypatch.setattr(grid_search, "anneal_restarts", slow_to_stop)
     monkeypatch.setattr(portfolio, "GRACE", 2.0)  # the race waits longer than the supervisor's 1 s
-    args = argparse.Namespace(jobs=2, seed=5, time_limit=0.5, min=3, max=None)
+    args = argparse.Namespace(jobs=2, seed=5, time_limit=0.5, min=3, max=None, target=None)
     search = grid_command.best_board(args, (2, 2), ["tea", "eat", "ate", "seat"], score_table("boggle"),
                                      Console(stderr=True, quiet=True))
     assert search["board"] is not None and search["stopped_by"] == "time-limit", search

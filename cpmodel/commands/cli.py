@@ -237,6 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--jobs", type=POSITIVE, metavar="N", help="processes for --best and --prove, threads for --score-file (default: all cores)")
     grid.add_argument("--seed", type=int, default=0, help="seed for --random and --best")
     grid.add_argument("--time-limit", type=seconds, default=None, metavar="SECONDS", help="for --best (default 60 s; none with --prove)")
+    grid.add_argument("--target", type=POSITIVE, metavar="POINTS", help="--best: stop as soon as a board scores at least POINTS")
     grid.add_argument("--score", choices=("boggle", "scramble"), default="boggle", help="scoring table")
     grid.add_argument("--score-table", metavar="FILE", help="JSON overriding the scoring tables (see cpmodel/core/scoring.py)")
     grid.add_argument("--min", type=POSITIVE, default=3, help="shortest word")
@@ -248,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--scheduler", metavar="ADDRESS", help="--prove: run the shards on a Dask cluster")
     grid.add_argument("--shards", type=POSITIVE, metavar="N", help="--prove: shards to cut the classes into (default 64, or 256 with --checkpoint/--scheduler)")
     grid.add_argument("--checkpoint", metavar="FILE", help="--prove: record finished shards in FILE; rerun with the same FILE to resume")
+    grid.add_argument("--quick", action="store_true", help="--prove: only a fixed sample of 8 board classes (seconds; a smoke test, proves nothing about the others)")
 
     serve = puzzles.add_parser("serve", help="the web app: every puzzle as a page, and a JSON API (pip install -e '.[web]')")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0 opens it to the network)")

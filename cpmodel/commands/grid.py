@@ -45,6 +45,10 @@ def run(args, stdout: Console, stderr: Console) -> int:
     size = parse_size(args.best) if args.best else None
     if size and not (2 <= size[0] <= 5 and 2 <= size[1] <= 5):
         raise InputError(f"--best searches boards from 2x2 to 5x5, got {args.best}")
+    if args.target is not None and (not size or args.prove):
+        raise InputError("--target goes with --best RxC (a search, not --prove)")
+    if args.quick and not args.prove:
+        raise InputError("--quick goes with --best RxC --prove")
     if args.prove:
         if not size:
             raise InputError("--prove goes with --best RxC")
@@ -248,7 +252,7 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
     limit = clock.left(args.time_limit)  # loading the kernels came out of the user's limit
     job = Job("grid", spec, "hillclimb", Request(best=True), time_limit=limit, options={"seed": args.seed})
     plan = grid_plan(args.jobs)
-    control = Control(time_limit=limit)
+    control = Control(time_limit=limit, goal=None if args.target is None else _reaches(args.target))
     supervisor = _Progress(control, f"best {rows}x{cols} board ({' + '.join(map(str, plan))}, seed {args.seed})", stderr)
     gc.freeze()
     with Race(job, plan) as running:
@@ -264,6 +268,15 @@ def best_board(args, size, lexicon_words, table, stderr: Console) -> dict:
             "best_found": board_score, "seed": args.seed, "evaluations": supervisor.evaluations(result),
             "seconds": round(control.elapsed(), 2), "history": result.stats.get("history", []),
             "stopped_by": result.stopped_by, "portfolio": others}
+
+
+def _reaches(points: int):
+    """--target: the race's objective is (−score, …), smaller is better."""
+
+    def goal(objective) -> bool:
+        return -objective[0] >= points
+
+    return goal
 
 
 def _compiled_spec(rows: int, cols: int, lexicon_words, table, args):

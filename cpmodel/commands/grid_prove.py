@@ -32,6 +32,8 @@ def check(args, rows: int, cols: int) -> None:
         raise InputError(f"--jobs must be at least 1, got {args.jobs}")
     if args.shards is not None and args.shards < 1:
         raise InputError(f"--shards must be at least 1, got {args.shards}")
+    if args.quick and args.checkpoint is not None:
+        raise InputError("--quick proves a sample in seconds: it takes no --checkpoint")
     if args.checkpoint is not None:  # before the seed's climb: a device or FIFO is refused at once
         from cpmodel.core.files import check_writable_path
 
@@ -47,7 +49,10 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
     words = load_lexicon(args.dict, stderr, args.top).words
     options = ShardOptions(jobs=args.jobs or default_jobs(), scheduler=args.scheduler, checkpoint=args.checkpoint,
                            shards=args.shards, output="json" if args.json else "rich")
-    result = prove(words, table, rows, cols, options, clock.left(args.time_limit), args.seed, stderr)
+    from cpmodel.run.grid_prove import QUICK_CLASSES, QUICK_SEED_SECONDS
+
+    result = prove(words, table, rows, cols, options, clock.left(args.time_limit), args.seed, stderr,
+                   seed_seconds=QUICK_SEED_SECONDS if args.quick else 3.0, sample=QUICK_CLASSES if args.quick else None)
     interrupted = result.stopped_by == "interrupt"
     if not result.board:
         return _nothing_found(result, args, stdout, stderr)
@@ -80,6 +85,10 @@ def _nothing_found(result, args, stdout: Console, stderr: Console) -> int:
 
 
 def summary(result) -> list[str]:
+    if result.sampled:
+        return [f"--quick: best {result.best} points", f"{result.classes_done:,} of the {result.classes:,} sampled classes "
+                f"done (of {result.all_classes:,}): proven at most {result.upper:,} there, nothing about the rest",
+                f"{result.seconds:.1f} s", f"{result.where}"]
     if result.optimal:
         head = [f"proven optimal: {result.best} points"]
     else:
@@ -90,10 +99,13 @@ def summary(result) -> list[str]:
 
 
 def document(result, found, args) -> dict:
+    sampled = {"sample": {"classes": result.classes, "of": result.all_classes, "upper_bound": result.upper}} \
+        if result.sampled else {}
     return {"puzzle": "grid", "board": result.board, "score_kind": "boggle", "total": result.best,
-            "count": len(found), "status": FOUND, "complete": result.complete, "optimal": result.optimal,
-            "upper_bound": result.upper, "stopped_by": result.stopped_by, "seconds": round(result.seconds, 2),
-            "prove": {"classes": result.classes, "classes_done": result.classes_done, "shards": result.shards,
+            "count": len(found), "status": FOUND, "complete": result.complete and not result.sampled,
+            "optimal": result.optimal, "upper_bound": None if result.sampled else result.upper,
+            "stopped_by": "sample" if result.sampled else result.stopped_by, "seconds": round(result.seconds, 2),
+            "prove": {**sampled, "classes": result.classes, "classes_done": result.classes_done, "shards": result.shards,
                       "shards_done": result.shards_done, "resumed": result.resumed, "where": result.where,
                       "seed_score": result.seed_score, "seed_seconds": result.seed_seconds,
                       "found_by": result.found_by, "subclasses": result.nodes, "boards_scored": result.boards,

@@ -62,14 +62,18 @@ class Control:
     improve_for: float | None = None  # stop this long after the first solution is seen (None: no such deadline)
     first_seen: float | None = None  # when stop_reason() first saw a solution (for improve_for)
     incumbent: Incumbent | None = None  # --best: a SharedIncumbent (cpmodel.run.portfolio) of other processes' best
+    goal: Callable[[float | tuple[int, int]], bool] | None = None  # --best --target: stop once the best satisfies it
 
     def elapsed(self) -> float:
         return time.monotonic() - self.started
 
     def stop_reason(self) -> str | None:
-        """'interrupt' after Ctrl-C, 'time-limit' past a deadline, else None."""
+        """'interrupt' after Ctrl-C, 'time-limit' past a deadline, 'target' once the
+        best found meets ``goal``, else None."""
         if self.stop.is_set():
             return "interrupt"
+        if self.goal is not None and self.objective is not None and self.goal(self.objective):
+            return "target"
         if self.time_limit is not None and self.elapsed() >= self.time_limit:
             return "time-limit"
         if self.improve_for is not None and (self.solutions or self.objective is not None):

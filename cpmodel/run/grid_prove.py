@@ -39,6 +39,8 @@ from cpmodel.run import interrupts
 from cpmodel.run.checkpoint import Checkpoint, _json, record_sum
 from cpmodel.run.sharded import TIME_UP_DRAIN, Progress, ShardOptions
 
+QUICK_CLASSES = 8  # --quick: this many classes, evenly spaced over the canonical list (a smoke test)
+QUICK_SEED_SECONDS = 0.5  # and a short hill climb for the score to beat
 LOCAL_SHARDS = 64  # a local run: ~550 classes a shard on 3x3, a few seconds each
 FIXED_SHARDS = 256  # a checkpoint or a cluster: the plan a resume must find again
 
@@ -107,10 +109,12 @@ class ProveResult:
     cpu_seconds: float = 0.0
     found_by: str = "seed"  # "seed" (the hill climb) or "search" (a shard found a better board)
     history: list = field(default_factory=list)
+    all_classes: int = 0  # the canonical classes of the size; more than ``classes`` under --quick
+    sampled: bool = False  # --quick: a fixed sample of the classes, so nothing about the others
 
     @property
     def optimal(self) -> bool:
-        return self.complete
+        return self.complete and not self.sampled
 
 
 class _Merge:
@@ -149,11 +153,14 @@ class _Merge:
         return not self.open
 
 
-def plan(rows: int, cols: int, shards: int) -> list[tuple[int, ...]]:
-    """The canonical classes, cut into ``shards`` stripes (never more shards than classes)."""
+def plan(rows: int, cols: int, shards: int, sample: int | None = None) -> list[tuple[int, ...]]:
+    """The canonical classes, cut into ``shards`` stripes (never more shards than classes);
+    ``sample``: only that many, evenly spaced (the same ones every run)."""
     from heuristics.grid_breaker import buckets_for, canonical_classes
 
     codes = canonical_classes(rows, cols, len(buckets_for(rows * cols)))
+    if sample is not None and sample < len(codes):
+        codes = [codes[k * len(codes) // sample] for k in range(sample)]
     count = max(1, min(shards, len(codes)))
     return [tuple(codes[k::count]) for k in range(count)]
 
@@ -209,14 +216,15 @@ class _ProveCheckpoint(Checkpoint):
 
 
 def prove(words: list[str], table: ScoreTable, rows: int, cols: int, options: ShardOptions, time_limit: float | None,
-          seed: int, stderr, seed_seconds: float = 3.0) -> ProveResult:
-    """Prove the best R×C board's score, or bound it when stopped.
+          seed: int, stderr, seed_seconds: float = 3.0, sample: int | None = None) -> ProveResult:
+    """Prove the best R×C board's score, or bound it when stopped; ``sample``
+    (--quick): only that many classes, which proves nothing about the rest.
 
     The stop signals are held from start to end and polled (as for rect's
     sharded runs, cpmodel.run.sharded): a shard's answer that arrived is
     merged and checkpointed exactly once, whenever the signal comes."""
     with interrupts.deferred(reraise=False) as signals:
-        return _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_seconds, signals)
+        return _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_seconds, signals, sample)
 
 
 class _Asked:
@@ -229,7 +237,7 @@ class _Asked:
         return self.signals.asked
 
 
-def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_seconds, signals) -> ProveResult:
+def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_seconds, signals, sample) -> ProveResult:
     from heuristics.grid_breaker import Breaker, climb
 
     started = time.monotonic()
@@ -242,7 +250,8 @@ def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_sec
     seed_score, seed_board = climb(breaker, seed_seconds, seed, _Asked(signals))
     seed_took = time.monotonic() - seed_started
     shards = options.shards or (FIXED_SHARDS if options.checkpoint or options.scheduler else LOCAL_SHARDS)
-    stripes = plan(rows, cols, shards)
+    stripes = plan(rows, cols, shards, sample)
+    all_classes = sum(map(len, stripes)) if sample is None else sum(map(len, plan(rows, cols, 1)))
     opening = [max(breaker.count_bound(code) for code in stripe) for stripe in stripes]
     merge = _Merge(seed_score, seed_board, opening, sum(map(len, stripes)))
     history = [(round(seed_took, 2), seed_score)]
@@ -268,7 +277,7 @@ def _prove(words, table, rows, cols, options, time_limit, seed, stderr, seed_sec
                        None if merge.finished else (stopped_by or "time-limit"), merge.classes,
                        merge.classes_done, len(stripes), len(merge.done), merge.resumed, seed_score,
                        round(seed_took, 2), time.monotonic() - started, where, merge.nodes, merge.boards,
-                       round(merge.cpu, 2), merge.found_by, history)
+                       round(merge.cpu, 2), merge.found_by, history, all_classes, sample is not None)
 
 
 def _notation(board: str, cols: int) -> str:
