@@ -25,10 +25,13 @@ whole-process runs use every core.
       (it compiles), beside danvk's first run; warm: the median of
       ``--trials`` runs each, alternated. With ``--memory-boards M``, the
       peak memory of ``grid --score-file`` on a file of M boards too.
-2. Best boards: ``grid --best 4x4`` (every core: hill climber beside annealing)
-   against danvk's ``boggle/hillclimb.py`` (pool 500, one run per core), same
-   seconds, points reached against time, per seed. ``--scoring-only`` skips
-   it and keeps the file's previous part 2.
+2. Best boards: ``grid --best 4x4 --target 3625`` (every core: hill climber
+   beside annealing) against danvk's ``boggle/hillclimb.py`` as its README
+   runs it (20 runs, pool 250), one run per core, each until it reaches the
+   proven optimum 3,625 or the cap (``--seconds``, 5 minutes), per seed
+   (``--seeds``, 5): seconds to 3,625 for both, and their ratio. Other sizes
+   run the whole cap. ``--scoring-only`` skips it and keeps the file's
+   previous part 2.
 """
 
 from __future__ import annotations
@@ -61,6 +64,7 @@ from heuristics import grid, grid_kernel  # noqa: E402
 from heuristics.words import build_trie  # noqa: E402
 
 OPTIMUM_4X4 = 3625  # perslatgsineters on ENABLE2K (danvk, proven)
+DANVK_RUNS, DANVK_POOL = 20, 250  # hillclimb.py as its README runs it: "hillclimb 20 --size 44 --pool_size 250"
 TARGET_5X5 = 10000  # the issue's 5x5 target (best known: 10,406, danvk's hill climbing)
 
 
@@ -209,11 +213,13 @@ def peak_memory(board_file: Path, count: int, dict_path: str) -> dict:
             "peak_rss_mb": round(int(kib) / 1024, 1)}
 
 
-def ours(dict_path: str, size: str, seconds: float, seed: int) -> dict:
-    """``grid --best`` as a user runs it; the history is its own (seconds since the search began)."""
+def ours(dict_path: str, size: str, seconds: float, seed: int, stop_at: int | None = None) -> dict:
+    """``grid --best`` as a user runs it (``--target``: until it reaches ``stop_at``); the
+    history is its own (seconds since the search began)."""
     started = time.perf_counter()
+    target = ["--target", str(stop_at)] if stop_at else []
     proc = subprocess.run([sys.executable, "-m", "cpmodel", "grid", "--best", size, "--time-limit", str(seconds),
-                           "--seed", str(seed), "--dict", dict_path, "--json"],
+                           "--seed", str(seed), "--dict", dict_path, "--json", *target],
                           capture_output=True, text=True, cwd=ROOT, timeout=seconds + 300)
     doc = json.loads(proc.stdout)
     return {"method": "grid --best (hill climber + annealing)", "size": size, "seed": seed, "best": doc["total"],
@@ -221,14 +227,17 @@ def ours(dict_path: str, size: str, seconds: float, seed: int) -> dict:
             "wall_seconds": round(time.perf_counter() - started, 1)}
 
 
-def theirs(directory: Path, dict_path: str, size: str, seconds: float, seed: int, threads: int) -> dict:
-    """danvk's hillclimb.py (pool 500) for ``seconds``, ``threads`` runs at once; its
-    improvements timed as its output arrives."""
+def theirs(directory: Path, dict_path: str, size: str, seconds: float, seed: int, threads: int,
+           stop_at: int | None = None) -> dict:
+    """danvk's hillclimb.py with the settings its README documents (20 runs, pool 250),
+    ``threads`` runs at once (one per core), for ``seconds`` or until a board reaches
+    ``stop_at``; its improvements timed as its output arrives."""
     env = dict(os.environ, PYTHONPATH=str(directory), PYTHONUNBUFFERED="1")
     work = tempfile.mkdtemp(prefix="hillclimb-")  # it writes hillclimb-*.txt where it runs
     started = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-m", "boggle.hillclimb", "1000", "--size", size.replace("x", ""),
-                             "--pool_size", "500", "--num_threads", str(threads), "--random_seed", str(seed),
+    proc = subprocess.Popen([sys.executable, "-m", "boggle.hillclimb", str(DANVK_RUNS), "--size", size.replace("x", ""),
+                             "--pool_size", str(DANVK_POOL), "--num_threads", str(threads),
+                             "--random_seed", str((seed - 1) * threads + 1),  # run k of seed s: (s−1)·threads + 1 + k, never shared
                              "--dictionary", dict_path], cwd=work, env=env, stdout=subprocess.PIPE, text=True,
                             start_new_session=True)  # its own process group: its pool workers end with it
     history, best = [], 0
@@ -243,15 +252,15 @@ def theirs(directory: Path, dict_path: str, size: str, seconds: float, seed: int
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    while time.perf_counter() - started < seconds and proc.poll() is None:
+    while time.perf_counter() - started < seconds and proc.poll() is None and not (stop_at and best >= stop_at):
         time.sleep(0.05)
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     for leftover in glob.glob(os.path.join(work, "hillclimb*.txt")):
         os.remove(leftover)
     os.rmdir(work)
-    return {"method": f"danvk hillclimb.py (pool 500, {threads} runs at once)", "size": size, "seed": seed,
-            "best": best, "history": history}
+    return {"method": f"danvk hillclimb.py (pool {DANVK_POOL}, {threads} runs at once)", "size": size, "seed": seed,
+            "best": best, "history": history, "wall_seconds": round(time.perf_counter() - started, 1)}
 
 
 def reached(history, target) -> float | None:
@@ -305,11 +314,11 @@ def main() -> None:
     parser.add_argument("--reference-boards", type=int, default=2000)
     parser.add_argument("--trials", type=int, default=3, help="warm whole-process runs of each tool")
     parser.add_argument("--memory-boards", type=int, default=0, help="also the peak memory on a file of this many boards")
-    parser.add_argument("--seconds", type=float, default=60.0, help="per best-board run")
-    parser.add_argument("--seeds", type=int, default=1, help="best-board runs per method")
+    parser.add_argument("--seconds", type=float, default=300.0, help="per best-board run: its cap (4x4 runs stop at 3,625)")
+    parser.add_argument("--seeds", type=int, default=5, help="best-board runs per method")
     parser.add_argument("--size", default="4x4")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--skip-scoring", action="store_true")
+    parser.add_argument("--skip-scoring", action="store_true", help="part 2 only; the file keeps its part 1")
     parser.add_argument("--scoring-only", action="store_true", help="part 1 only; the file keeps its part 2")
     parser.add_argument("--skip-theirs", action="store_true", help="best boards: our search only (e.g. many seeds)")
     parser.add_argument("--quick", action="store_true", help="20,000 boards, one 30 s run each")
@@ -322,8 +331,8 @@ def main() -> None:
     words = load_file(args.dict).words
     console = Console(width=160)
     results = {"dict": os.path.basename(args.dict), "words": len(words), "seed": args.seed, "cores": os.cpu_count()}
-    if args.scoring_only and out.exists():
-        results = {**json.loads(out.read_text()), **results}  # part 2 as it was
+    if (args.scoring_only or args.skip_scoring) and out.exists():
+        results = {**json.loads(out.read_text()), **results}  # the part not run, as it was
     if not args.skip_scoring:
         results.update(scoring_part(args, words, console))
     if not args.scoring_only:
@@ -336,16 +345,20 @@ def main() -> None:
 def best_boards(args, console) -> dict:
     """Part 2: grid --best against danvk's hill climber, per seed."""
     runs = []
+    stop_at = OPTIMUM_4X4 if args.size == "4x4" else None  # the 4x4 optimum is known: both stop on reaching it
     for k in range(args.seeds):
         seed = args.seed + k
-        runs.append(ours(args.dict, args.size, args.seconds, seed))
+        runs.append(ours(args.dict, args.size, args.seconds, seed, stop_at))
         if args.danvk is not None and not args.skip_theirs:
-            runs.append(theirs(args.danvk, args.dict, args.size, args.seconds, seed, os.cpu_count() or 1))
+            runs.append(theirs(args.danvk, args.dict, args.size, args.seconds, seed, os.cpu_count() or 1, stop_at))
         for r in runs[-2:] if not args.skip_theirs and args.danvk else runs[-1:]:  # as each run ends: a stopped benchmark keeps them
             print(json.dumps({key: r[key] for key in ("method", "seed", "best", "history")}), flush=True)
     target = {"4x4": OPTIMUM_4X4, "5x5": TARGET_5X5}.get(args.size)  # the issue's targets
     for r in runs:
         r["seconds_to_target"] = reached(r["history"], target) if target else None
+        if stop_at and r["method"].startswith("grid") and r["best"] >= stop_at:  # both timed whole process:
+            r["search_seconds_to_target"] = r["seconds_to_target"]  # ours from its own search's start,
+            r["seconds_to_target"] = r["wall_seconds"]  # and from launch to exit (it stops on reaching it)
     best_board = {"size": args.size, "seconds": args.seconds, "target": target, "runs": runs}
     t2 = Table(title=f"best {args.size} board in {args.seconds:.0f} s, {os.cpu_count()} cores, points reached")
     for h in ("method", "seed", "best", "s to first", "s to 3,000", f"s to {target or 10000:,}", "board"):
@@ -358,9 +371,19 @@ def best_boards(args, console) -> dict:
     for method in sorted({r["method"] for r in runs}):
         mine = [r for r in runs if r["method"] == method]
         hits = sum(1 for r in mine if target and r["best"] >= target)
-        summary[method] = {"runs": len(mine), "reached_target": hits, "median_best": sorted(r["best"] for r in mine)[len(mine) // 2]}
+        times = sorted(r["seconds_to_target"] if r["seconds_to_target"] is not None else float("inf") for r in mine)
+        median_time = times[len(times) // 2] if len(times) % 2 else (times[len(times) // 2 - 1] + times[len(times) // 2]) / 2
+        summary[method] = {"runs": len(mine), "reached_target": hits, "median_best": sorted(r["best"] for r in mine)[len(mine) // 2],
+                           "median_seconds_to_target": None if median_time == float("inf") else round(median_time, 2)}
         console.print(f"{method}: {hits}/{len(mine)} runs reached {target or 'the target'}; "
-                      f"median best {summary[method]['median_best']:,}", highlight=False)
+                      f"median best {summary[method]['median_best']:,}; median seconds to it "
+                      f"{summary[method]['median_seconds_to_target']}", highlight=False)
+    medians = [v["median_seconds_to_target"] for k, v in summary.items()]
+    if len(summary) == 2 and all(medians):
+        ours_median = next(v for k, v in summary.items() if k.startswith("grid"))["median_seconds_to_target"]
+        theirs_median = next(v for k, v in summary.items() if k.startswith("danvk"))["median_seconds_to_target"]
+        best_board["speed_vs_danvk"] = round(theirs_median / ours_median, 2)
+        console.print(f"median time to {target:,}: danvk / ours = {best_board['speed_vs_danvk']}×", highlight=False)
     best_board["summary"] = summary
     return best_board
 
