@@ -65,9 +65,12 @@ How ``solve`` spends its time (each step measured in docs/modelling.md,
    room for runs per line) with a short budget.
 
 ``--compact`` (``compact``) first lets the backtracker search boxes of
-growing area for a compact layout, then asks CP-SAT about every box of
-smaller area, smallest first: the area is proven smallest only when all of
-those are infeasible.
+growing area for a compact layout (only boxes it would fill at most 85%:
+it never packs tighter), then asks CP-SAT about every box of smaller area,
+smallest first: the area is proven smallest only when all of those are
+infeasible. Those boxes are nearly full, so they are decided by search,
+not presolve: one presolve pass, and two search workers (``default_lp`` and
+``no_lp``) in place of one beside feasibility jump.
 
 :class:`Tuning` switches each speed-up off for Lesson 5; ``BASELINE`` is the
 model as it was first written.
