@@ -17,8 +17,12 @@ wordlists/enable2k.txt, which danvk's 3x3 result, streaedlp = 545, uses).
    CPU per class on a seeded sample and the whole proof's estimated CPU.
 4. The CP-SAT model (cpmodel/models/grid_best.py) on the sizes it can hold.
 5. Heuristic against proof: how long the Python annealing (grid --best) and
-   the proof's own hill climb take to first reach the proven 3x3 optimum
+   the pool hill climber that seeds the proof take to first reach the proven 3x3 optimum
    (skipped by --quick, which proves no 3x3).
+6. The 3x4 proof's cost, estimated: --estimate-3x4 N evenly spaced canonical
+   classes (the same ones every run) broken against the score --prove's seed
+   search finds, with 3 buckets everywhere and with --prove's split (two on
+   the corners); CPU per class times the classes (0: skipped, as by --quick).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import argparse
 import json
 import random
 import statistics
+import threading
 import time
 from pathlib import Path
 
@@ -34,30 +39,35 @@ import numpy as np
 from rich.console import Console
 from rich.table import Table
 
+from cpmodel.core.control import Control
 from cpmodel.core.lexicon import load_file
 from cpmodel.core.scoring import score_table
-from cpmodel.run.grid_prove import prove
+from cpmodel.run.grid_prove import prove, seed_board
 from cpmodel.run.sharded import ShardOptions
 from heuristics import grid
 from heuristics.grid_bound import Bounder
 from heuristics.grid_breaker import (
     BUCKETS_DANVK,
+    BUCKETS_LARGE,
     BUCKETS_SMALL,
     Breaker,
     canonical_classes,
     class_masks,
-    climb,
+    uniform,
 )
+from heuristics.grid_kernel import build_alphabet_trie
+from heuristics.grid_search import BestBoardSpec, hill_climb, objective, warm_up
 from heuristics.words import build_trie
 
 BOGGLE = score_table("boggle")
+DANVK_3X4_CPU = 24290  # CPU-seconds of danvk's 3x4 proof (his README: break_all, 3 threads, 2 h 18 min)
 
 
 def bounds(words, sample: int, seed: int, beat: int) -> list[dict]:
-    breaker = Breaker(words, BOGGLE, 3, 3, BUCKETS_DANVK)  # small classes: max/sum takes seconds on bigger ones
+    breaker = Breaker(words, BOGGLE, 3, 3, uniform(BUCKETS_DANVK, 9))  # small classes: max/sum takes seconds on bigger ones
     bounder = Bounder(breaker.tables, 3, 3)
-    codes = random.Random(seed).sample(canonical_classes(3, 3, len(breaker.buckets)), sample)
-    classes = [class_masks(code, 9, breaker.buckets) for code in codes]
+    codes = random.Random(seed).sample(canonical_classes(3, 3, breaker.split), sample)
+    classes = [class_masks(code, breaker.split) for code in codes]
     bounder.bounds(classes[0])  # compile outside the clock
     breaker.tree.build(classes[0], breaker.rank, breaker.adj, breaker.deg)
     values = {"max/sum": [], "union": [], "min(max/sum, union)": [], "orderly tree": []}
@@ -105,20 +115,48 @@ def splits(words, sample: int, seed: int, beat: int) -> list[dict]:
     """CPU per class and the estimated CPU of a whole 3x3 proof, for each top-level split, from a seeded sample."""
     rows = []
     for buckets in (BUCKETS_DANVK, BUCKETS_SMALL):
-        breaker = Breaker(words, BOGGLE, 3, 3, buckets)
-        codes = canonical_classes(3, 3, len(buckets))
+        breaker = Breaker(words, BOGGLE, 3, 3, uniform(buckets, 9))
+        codes = canonical_classes(3, 3, breaker.split)
         picked = random.Random(seed).sample(codes, min(sample, len(codes)))
         flag = np.zeros(1, np.int8)
-        breaker.break_masks(class_masks(picked[0], 9, buckets), beat, flag)  # compile outside the clock
+        breaker.break_masks(class_masks(picked[0], breaker.split), beat, flag)  # compile outside the clock
         started, nodes = time.process_time(), 0
         for code in picked:
-            nodes += breaker.break_masks(class_masks(code, 9, buckets), beat, flag)[3]
+            nodes += breaker.break_masks(class_masks(code, breaker.split), beat, flag)[3]
         per_class = (time.process_time() - started) / len(picked)
         rows.append({"buckets": " ".join(buckets), "canonical_classes": len(codes), "sampled": len(picked),
                      "cpu_ms_per_class": round(1000 * per_class, 1), "subclasses_per_class": nodes // len(picked),
                      "estimated_proof_cpu_s": round(per_class * len(codes))})
     for r in rows:
         r["ratio"] = round(r["estimated_proof_cpu_s"] / rows[-1]["estimated_proof_cpu_s"], 2)
+    return rows
+
+
+def estimate_3x4(words, sample: int, stderr) -> list[dict]:
+    """CPU per class on an evenly spaced sample of canonical 3x4 classes, and the whole proof's estimate,
+    for 3 buckets everywhere and for --prove's split, both against the seed search's score."""
+    first = Breaker(words, BOGGLE, 3, 4)
+    beat, board = seed_board(first, words, BOGGLE, 3.0, 1, threading.Event())
+    stderr.print(f"3x4: score to beat {beat} ({board}), from --prove's seed search")
+    rows = []
+    for name, split in (("3 buckets everywhere", uniform(BUCKETS_LARGE, 12)), ("--prove: 2-bucket corners", None)):
+        breaker = first if split is None else Breaker(words, BOGGLE, 3, 4, split)
+        codes = canonical_classes(3, 4, breaker.split)
+        picked = [codes[k * len(codes) // sample] for k in range(sample)]
+        flag = np.zeros(1, np.int8)
+        breaker.break_masks(class_masks(picked[0], breaker.split), 10**9, flag)  # compile outside the clock
+        per = []
+        nodes = 0
+        for code in picked:
+            started = time.process_time()
+            nodes += breaker.break_masks(class_masks(code, breaker.split), beat, flag)[3]
+            per.append(time.process_time() - started)
+        per_class = sum(per) / len(per)
+        rows.append({"split": name, "score_to_beat": beat, "canonical_classes": len(codes), "sampled": len(picked),
+                     "cpu_s_per_class": round(per_class, 3), "slowest_class_s": round(max(per), 1),
+                     "subclasses_per_class": nodes // len(picked), "estimated_proof_cpu_s": round(per_class * len(codes)),
+                     "x_danvk_24290": round(per_class * len(codes) / DANVK_3X4_CPU, 2)})
+        stderr.print(f"3x4, {name}: {per_class:.2f} CPU-s a class")
     return rows
 
 
@@ -144,22 +182,24 @@ def cpsat(words, sizes: list[str], seconds: float) -> list[dict]:
 def heuristics(words, optimum: int, seconds: float, seeds: int) -> list[dict]:
     """Seconds until each heuristic first reaches the 3x3 optimum (None: not within ``seconds``)."""
     trie = build_trie(words)
-    breaker = Breaker(words, BOGGLE, 3, 3)
-    climb(breaker, 0.2, 0)  # compile outside the clock
+    spec = BestBoardSpec(3, 3, build_alphabet_trie(words), BOGGLE)
+    warm_up(spec)  # compile outside the clock
+
+    def spec_score(rows) -> int:
+        return -objective(spec, rows)[0]
+
     rows = []
     for seed in range(seeds):
         result = grid.best_board(3, 3, trie, BOGGLE, seed, seconds)
         reached = next((t for t, s in result.history if s >= optimum), None)
         rows.append({"method": "annealing (Python, grid --best)", "seed": seed, "best": result.score,
                      "reached_optimum_s": reached, "budget_s": seconds})
-        started = time.perf_counter()
-        score, budget = 0, 0.5
-        while score < optimum and time.perf_counter() - started < seconds:
-            score, _ = climb(breaker, budget, seed, patience=None)  # restarts with a longer budget until it gets there
-            budget *= 2
-        took = time.perf_counter() - started
-        rows.append({"method": "hill climb (numba, --prove's seed)", "seed": seed, "best": score,
-                     "reached_optimum_s": round(took, 2) if score >= optimum else None, "budget_s": seconds})
+        control = Control(time_limit=seconds, goal=lambda score: score >= optimum)
+        climb = hill_climb(spec, seed, control, lambda rows, c=control: setattr(c, "objective", spec_score(rows)))
+        score = climb.score
+        took = next((t for t, s in climb.history if s >= optimum), None)
+        rows.append({"method": "pool hill climber (numba, --prove's seed)", "seed": seed, "best": score,
+                     "reached_optimum_s": took, "budget_s": seconds})
     return rows
 
 
@@ -184,6 +224,7 @@ def main() -> None:
     parser.add_argument("--heuristic-seconds", type=float, default=None)
     parser.add_argument("--split-sample", type=int, default=None, help="classes sampled per split (default 150)")
     parser.add_argument("--cpsat-seconds", type=float, default=120.0)
+    parser.add_argument("--estimate-3x4", type=int, default=None, help="3x4 classes sampled (default 48, --quick 0)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
@@ -207,6 +248,11 @@ def main() -> None:
     if optimum is not None:
         doc["heuristics"] = heuristics(words, optimum, heuristic_seconds, 3)
         console.print(table(f"Heuristics: seconds to first reach the proven 3x3 optimum {optimum}", doc["heuristics"]))
+    estimate = args.estimate_3x4 if args.estimate_3x4 is not None else (0 if args.quick else 48)
+    if estimate:
+        doc["estimate_3x4"] = estimate_3x4(words, estimate, stderr)
+        console.print(table(f"The 3x4 proof, estimated from {estimate} evenly spaced classes (one core)",
+                            doc["estimate_3x4"]))
     out = Path(args.out or f"benchmarks/results/grid_prove{'.quick' if args.quick else ''}.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(doc, indent=2) + "\n")

@@ -331,12 +331,19 @@ def _child(parent, label, kind, n_kind, n_label, n_parent, n_first, n_next, n_po
 
 
 @njit(cache=True, nogil=True)
-def _insert(m, path_cell, path_letter, rank, sort_cell, sort_letter, n_kind, n_label, n_parent, n_first, n_next,
-            n_points, n_slot, count):
-    """Find or make the tree path of one word-path (cells sorted by rank); returns (leaf, count), leaf -1 when full."""
-    for i in range(m):
-        sort_cell[i] = path_cell[i]
-        sort_letter[i] = path_letter[i]
+def _insert(length, path_cell, path_letter, rank, fixed, sort_cell, sort_letter, n_kind, n_label, n_parent, n_first,
+            n_next, n_points, n_slot, count):
+    """Find or make the tree path of one word-path (cells sorted by rank); returns (leaf, count), leaf -1 when full.
+
+    A *fixed* cell (one letter in its set) is left out of the path: there is
+    nothing to choose there, and leaving it out merges the paths through it
+    with the paths that miss it (a tighter bound than a one-letter choice node)."""
+    m = 0
+    for i in range(length):
+        if not fixed[path_cell[i]]:
+            sort_cell[m] = path_cell[i]
+            sort_letter[m] = path_letter[i]
+            m += 1
     for i in range(1, m):  # insertion sort: paths are short
         j = i
         while j > 0 and rank[sort_cell[j - 1]] > rank[sort_cell[j]]:
@@ -381,6 +388,9 @@ def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_lab
     bits_ = np.empty(n, np.int64)
     sort_cell = np.empty(n, np.int32)
     sort_letter = np.empty(n, np.int32)
+    fixed = np.empty(n, np.bool_)
+    for c in range(n):
+        fixed[c] = (masks[c] & (masks[c] - 1)) == 0
     for start in range(n):
         first = masks[start] & childmask[0]
         while first:
@@ -421,7 +431,7 @@ def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_lab
                 bits_[d] = 0
                 used |= np.int64(1) << nb
                 if points[child] > 0:  # a word-path: into the tree, in order
-                    leaf, count = _insert(d + 1, path_cell, path_letter, rank, sort_cell, sort_letter, n_kind,
+                    leaf, count = _insert(d + 1, path_cell, path_letter, rank, fixed, sort_cell, sort_letter, n_kind,
                                           n_label, n_parent, n_first, n_next, n_points, n_slot, count)
                     if leaf < 0:
                         return -1

@@ -12,7 +12,10 @@ a cell is built again in every class that differs only in that cell. Fewer,
 bigger classes build each such path fewer times, and forcing cells inside
 one big tree is cheap: on a sample of ENABLE2K classes, 3 buckets cost about
 a third of the CPU of 4, and 2 buckets need trees of ~10 million nodes
-(over a gigabyte). benchmarks/grid_prove.py measures both splits.
+(over a gigabyte). benchmarks/grid_prove.py measures both splits. On 3x4
+the corners (3 neighbours) take two buckets and the other cells three, as in
+danvk's 3x4 run: see :func:`split_for`. The split is per cell, so a class
+code is a mixed-radix number.
 
 Each class is *broken* (heuristics.grid_bound): its orderly tree gives an
 upper bound; cells are forced in order, depth first, and a subclass is
@@ -27,8 +30,7 @@ beat, a stop event and a deadline; it returns what it proved. The run side
 
 from __future__ import annotations
 
-import itertools
-import random
+import functools
 import threading
 import time
 from dataclasses import dataclass, field
@@ -51,12 +53,30 @@ from heuristics.grid_bound import (
 
 BUCKETS_SMALL = ("aeiou", "bdfgjqvwxz", "chklmnprsty")  # 3^9 classes on 3x3
 BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split: 4^9 classes (the benchmark's comparison)
-BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split: 3^12 classes
+BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split of the cells with 5 or 8 neighbours
+BUCKETS_CORNER = ("aeiosuy", "bcdfghjklmnpqrtvwxz")  # and of its corners (3 neighbours): 3^8 * 2^4 classes
 MAX_CELLS = 12  # 3x4; danvk's 4x4 proof took about 23,000 CPU-hours
 
+Split = tuple[tuple[str, ...], ...]  # each cell's buckets, cell by cell
 
-def buckets_for(cells: int) -> tuple[str, ...]:
-    return BUCKETS_SMALL if cells <= 9 else BUCKETS_LARGE
+
+def split_for(rows: int, cols: int) -> Split:
+    """The top-level split of an R×C board.
+
+    Up to 9 cells, three buckets everywhere. On 3x4, danvk's split: a corner
+    has only 3 neighbours, few word-paths run through it, and two buckets
+    there cost less than three: on a sample of ENABLE2K classes, 27,135
+    canonical classes at about 2.2 CPU-s each, against 134,865 at 1.1 s."""
+    n = rows * cols
+    if n <= 9:
+        return (BUCKETS_SMALL,) * n
+    _, deg = adjacency(rows, cols)
+    return tuple(BUCKETS_CORNER if deg[c] <= 3 else BUCKETS_LARGE for c in range(n))
+
+
+def uniform(buckets: tuple[str, ...], n: int) -> Split:
+    """The same buckets in every cell."""
+    return (buckets,) * n
 
 
 def symmetries(rows: int, cols: int) -> list[tuple[int, ...]]:
@@ -72,31 +92,52 @@ def symmetries(rows: int, cols: int) -> list[tuple[int, ...]]:
     return [tuple(cell(*f(r, c)) for r in range(rows) for c in range(cols)) for f in maps]
 
 
-def canonical_classes(rows: int, cols: int, buckets: int) -> list[int]:
-    """The canonical top-level classes, as codes: digit k (base ``buckets``, cell 0 most
-    significant) is cell k's bucket. A class is canonical when no mirror image has a smaller code."""
+@functools.lru_cache(maxsize=8)
+def _weights(split: Split) -> np.ndarray:
+    """The place value of each cell's digit in a class code (mixed radix, cell 0 most significant)."""
+    radix = [len(b) for b in split]
+    return np.array([int(np.prod(radix[k + 1:], dtype=np.int64)) for k in range(len(split))], dtype=np.int64)
+
+
+def digits_of(code: int, split: Split) -> list[int]:
+    """A class code as each cell's bucket number."""
+    return [(code // int(w)) % len(b) for w, b in zip(_weights(split), split, strict=True)]
+
+
+def canonical_classes(rows: int, cols: int, split: Split) -> list[int]:
+    """The canonical top-level classes, as codes: digit k (radix: cell k's bucket count, cell 0 most
+    significant) is cell k's bucket. A class is canonical when no mirror image has a smaller code.
+    A symmetry maps each cell to one with the same buckets (a corner to a corner)."""
     n = rows * cols
-    codes = np.arange(buckets ** n, dtype=np.int64)
-    digits = np.stack([(codes // buckets ** (n - 1 - k)) % buckets for k in range(n)], axis=1)
-    weights = buckets ** np.arange(n - 1, -1, -1, dtype=np.int64)
+    weights = _weights(split)
+    codes = np.arange(int(weights[0]) * len(split[0]), dtype=np.int64)
+    digits = np.stack([(codes // weights[k]) % len(split[k]) for k in range(n)], axis=1)
     keep = np.ones(len(codes), dtype=bool)
     for perm in symmetries(rows, cols):
+        assert all(split[perm[k]] == split[k] for k in range(n)), "a symmetry must keep each cell's buckets"
         image = np.empty_like(digits)
         image[:, list(perm)] = digits  # the bucket of cell k moves to cell perm[k]
         keep &= image @ weights >= codes
     return codes[keep].tolist()
 
 
-def class_masks(code: int, n: int, buckets: tuple[str, ...]) -> np.ndarray:
+def class_masks(code: int, split: Split) -> np.ndarray:
     """A class code as letter masks, cell by cell."""
-    b = len(buckets)
-    digits = [(code // b ** (n - 1 - k)) % b for k in range(n)]
-    return np.array([mask_of(buckets[d]) for d in digits], dtype=np.int64)
+    return np.array([mask_of(b[d]) for b, d in zip(split, digits_of(code, split), strict=True)], dtype=np.int64)
 
 
 def board_text(letters) -> str:
     """Letter indices as board notation ('q' is the Qu tile)."""
     return "".join("[qu]" if ALPHABET[k] == "q" else ALPHABET[k] for k in letters)
+
+
+def _atoms(split: Split) -> list[str]:
+    """The pieces all the buckets of ``split`` cut the alphabet into: letters in the same bucket of every cell."""
+    kinds = list(dict.fromkeys(split))
+    pieces: dict = {}
+    for ch in ALPHABET:
+        pieces.setdefault(tuple(next(k for k, b in enumerate(buckets) if ch in b) for buckets in kinds), []).append(ch)
+    return ["".join(p) for p in pieces.values()]
 
 
 @dataclass
@@ -118,7 +159,7 @@ class Breaking:
 class Breaker:
     """The kernels for one lexicon and board shape."""
 
-    def __init__(self, words, table, rows: int, cols: int, buckets: tuple[str, ...] | None = None):
+    def __init__(self, words, table, rows: int, cols: int, split: Split | None = None):
         self.rows, self.cols, self.n = rows, cols, rows * cols
         self.tables = Tables(words, table, self.n)
         self.tree = Tree(self.tables)
@@ -126,13 +167,14 @@ class Breaker:
         self.order = split_order(rows, cols)
         self.rank = np.empty(self.n, np.int32)
         self.rank[self.order] = np.arange(self.n, dtype=np.int32)
-        self.buckets = buckets or buckets_for(self.n)
-        self._word_counts, self._word_points = self._bucket_counts(words, table)
+        self.split = split or split_for(rows, cols)
+        self._atoms = _atoms(self.split)
+        self._word_counts, self._word_points = self._atom_counts(words, table)
         self._count_bounds: dict = {}
 
-    def _bucket_counts(self, words, table):
-        """Each word's tiles counted by bucket, and its points (for :meth:`count_bound`)."""
-        bucket_of = {ch: b for b, letters in enumerate(self.buckets) for ch in letters}
+    def _atom_counts(self, words, table):
+        """Each word's tiles counted in every union of atoms (for :meth:`count_bound`), and its points."""
+        atom_of = {ch: k for k, letters in enumerate(self._atoms) for ch in letters}
         counts, points = [], []
         worth_of = length_points(table)
         for word in words:
@@ -141,22 +183,36 @@ class Breaker:
                 continue
             worth = worth_of(len(word))
             if worth > 0:
-                row = [0] * len(self.buckets)
+                per_atom = [0] * len(self._atoms)
                 for ch in tiles:
-                    row[bucket_of[ch]] += 1
-                counts.append(row)
+                    per_atom[atom_of[ch]] += 1
+                counts.append(per_atom)
                 points.append(worth)
-        return np.array(counts, dtype=np.int16).reshape(-1, len(self.buckets)), np.array(points, dtype=np.int64)
+        unions = np.arange(1 << len(self._atoms))
+        member = (unions[None, :] >> np.arange(len(self._atoms))[:, None]) & 1  # atom k is in union u
+        per_word = np.array(counts, dtype=np.int16).reshape(-1, len(self._atoms))
+        return (per_word @ member).astype(np.int16), np.array(points, dtype=np.int64)
 
     def count_bound(self, code: int) -> int:
         """A cheap upper bound for a class never bounded: every word whose tiles the class's cells
-        could hold, ignoring adjacency (a word needs as many cells of each bucket as it has tiles there)."""
-        b = len(self.buckets)
-        cells = tuple(np.bincount([(code // b ** (self.n - 1 - k)) % b for k in range(self.n)], minlength=b))
+        could hold, ignoring adjacency.
+
+        The letters fall into *atoms* (the pieces every cell's buckets cut the
+        alphabet into); a cell holds the atoms of its bucket. By Hall's theorem
+        the tiles fit in distinct cells exactly when, for every union of
+        atoms, the word has no more tiles there than there are cells holding
+        some atom of it."""
+        cells = tuple(self._cells_meeting(code))
         if cells not in self._count_bounds:
             fits = (self._word_counts <= np.array(cells)).all(axis=1)
             self._count_bounds[cells] = int(self._word_points[fits].sum())
         return self._count_bounds[cells]
+
+    def _cells_meeting(self, code: int) -> list[int]:
+        """For each union of atoms (a bit set), how many of the class's cells hold one of them."""
+        held = [sum(1 << k for k, atom in enumerate(self._atoms) if atom[0] in bucket[d])
+                for bucket, d in zip(self.split, digits_of(code, self.split), strict=True)]
+        return [sum(1 for h in held if h & u) for u in range(1 << len(self._atoms))]
 
     def score(self, board: str) -> int:
         """Exact score of a board of tile letters ('q' for Qu), one per cell."""
@@ -193,7 +249,7 @@ class Breaker:
                     out.upper = max(self.count_bound(c) for c in codes[i:])  # classes never bounded
                     break
                 root, found, letters, nodes, boards, stopped = self.break_masks(
-                    class_masks(code, self.n, self.buckets), out.best, flag)
+                    class_masks(code, self.split), out.best, flag)
                 out.nodes += nodes
                 out.boards += boards
                 if letters is not None:
@@ -233,41 +289,3 @@ class _Watcher(threading.Thread):
     def finish(self) -> None:
         self.done.set()
         self.join()
-
-
-PATIENCE = 200  # restarts; see climb
-
-
-def climb(breaker: Breaker, seconds: float, seed: int, stop=None, patience: int | None = PATIENCE) -> tuple[int, str]:
-    """A quick lower bound: steepest-ascent hill climbing over one-letter changes, restarted
-    from random boards, for ``seconds``. Returns (score, board letters).
-
-    It also ends once ``patience`` restarts are done and the last three quarters of
-    them found nothing better: a small board's best comes within a few restarts of
-    thousands, while a 3x3 on every word manages ~250 restarts in 3 s and can still
-    improve at the 190th, so only small searches end early. None: always use ``seconds``."""
-    rng = random.Random(seed)
-    n = breaker.n
-    alphabet = "etaoinsrhdlucmwfgypbvkjxqz"[:20]  # rare letters rarely help a best board
-    best_score, best_board = -1, ""
-    restarts = last_better = 0
-    ends = time.monotonic() + seconds
-    while time.monotonic() < ends and not (stop is not None and stop.is_set()):
-        if patience is not None and restarts >= max(patience, 4 * last_better):
-            break
-        restarts += 1
-        board = [rng.choice(alphabet) for _ in range(n)]
-        score = breaker.score("".join(board))
-        improved = True
-        while improved and time.monotonic() < ends:
-            improved = False
-            for cell, letter in itertools.product(range(n), alphabet):
-                if board[cell] == letter:
-                    continue
-                trial = board[:cell] + [letter] + board[cell + 1:]
-                value = breaker.score("".join(trial))
-                if value > score:
-                    board, score, improved = trial, value, True
-        if score > best_score:
-            best_score, best_board, last_better = score, "".join(board), restarts
-    return best_score, best_board

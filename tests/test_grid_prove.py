@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import random
+import threading
 import time
 
 import numpy as np
@@ -14,14 +16,18 @@ from hypothesis import strategies as st
 
 from cpmodel.core.boards import parse_grid
 from cpmodel.core.scoring import score_table
+from cpmodel.run.grid_prove import seed_board
 from heuristics import grid
 from heuristics.grid_bound import Bounder, Tables, letters_of, mask_of
 from heuristics.grid_breaker import (
+    BUCKETS_SMALL,
     Breaker,
     board_text,
     canonical_classes,
-    climb,
+    digits_of,
+    split_for,
     symmetries,
+    uniform,
 )
 from tests.conftest import ROOT, run_cli
 from tests.test_hardening import _restore_signal_handlers  # noqa: F401  (autouse: cli.main in-process takes signals)
@@ -69,33 +75,38 @@ def test_kernel_scores_like_the_reference():
 def test_proof_on_2x2_matches_brute_force(breaker22, brute):
     """Every 2x2 board over the lexicon's letters (a board with another letter only loses words),
     scored; the branch and bound from scratch (score to beat: 0) finds the same optimum."""
-    out = breaker22.break_classes(canonical_classes(2, 2, len(breaker22.buckets)), 0)
-    assert out.stopped_by is None and out.done == len(canonical_classes(2, 2, len(breaker22.buckets)))
+    out = breaker22.break_classes(canonical_classes(2, 2, breaker22.split), 0)
+    assert out.stopped_by is None and out.done == len(canonical_classes(2, 2, breaker22.split))
     assert out.best == brute > 0
     assert reference_score(out.board.replace("[qu]", "q"), 2) == brute
 
 
 def test_proof_prunes_with_the_optimum_as_score_to_beat(breaker22, brute):
     """Seeded with the optimum, no class holds a better board: nothing is found, everything finishes."""
-    out = breaker22.break_classes(canonical_classes(2, 2, len(breaker22.buckets)), brute)
+    out = breaker22.break_classes(canonical_classes(2, 2, breaker22.split), brute)
     assert out.board is None and out.best == brute and out.stopped_by is None
 
 
 def test_canonical_classes_cover_every_orbit():
-    """Every class is the image of exactly one canonical class under some symmetry."""
-    for rows, cols, b in ((2, 2, 4), (2, 3, 4), (3, 3, 2)):
+    """Every class is the image of exactly one canonical class under some symmetry,
+    with the same buckets everywhere and with 3x4's two-bucket corners."""
+    for rows, cols, split in ((2, 2, uniform(("ab", "c", "d", "e"), 4)), (2, 3, uniform(("ab", "c", "d", "e"), 6)),
+                              (3, 3, uniform(("a", "b"), 9)), (3, 4, split_for(3, 4))):
         n = rows * cols
-        canon = set(canonical_classes(rows, cols, b))
+        canon = set(canonical_classes(rows, cols, split))
+        weights = [math.prod(len(b) for b in split[k + 1:]) for k in range(n)]
+        assert all(sum(d * w for d, w in zip(digits_of(code, split), weights, strict=True)) == code for code in canon)
         perms = symmetries(rows, cols)
-        for code in range(b ** n):
-            digits = [(code // b ** (n - 1 - k)) % b for k in range(n)]
+        radix = [len(b) for b in split]
+        for digits in itertools.product(*map(range, radix)):
             images = set()
             for perm in perms:
                 image = [0] * n
                 for k in range(n):
                     image[perm[k]] = digits[k]
-                images.add(sum(d * b ** (n - 1 - k) for k, d in enumerate(image)))
-            assert len(images & canon) == 1
+                images.add(tuple(image))
+            codes = {sum(d * w for d, w in zip(image, weights, strict=True)) for image in images}
+            assert len(codes & canon) == 1
 
 
 letter_sets = st.lists(st.sampled_from(LETTERS + "lno"), min_size=1, max_size=4).map(lambda xs: "".join(sorted(set(xs))))
@@ -120,20 +131,19 @@ def test_bounds_are_upper_bounds(breaker23, cells, rnd):
     assert breaker.score(sample) == reference_score(sample, 3)
 
 
-def test_climb_finds_a_real_board(breaker22):
-    score, board = climb(breaker22, 0.3, seed=1)
-    assert score == breaker22.score(board) > 0
+def test_the_seed_search_scores_its_board_as_the_breaker_does_and_ends_when_quiet(breaker22, brute):
+    """The proof's first score to beat is a real board's, scored by the breaker; on 2x2 the
+    pool hill climber finds the brute-force optimum and stops long before its 60 s."""
+    started = time.monotonic()
+    score, board = seed_board(breaker22, WORDS, BOGGLE, 60, 1, threading.Event())
+    assert score == breaker22.score(board) == brute
+    assert time.monotonic() - started < 10
 
 
-def test_climb_on_a_small_board_ends_when_restarts_stop_helping(breaker22, brute):
-    """2x2 on a few dozen words: the optimum comes within a few restarts, so the climb
-    ends long before its 60 s, having found it; without patience it uses its budget."""
-    started = time.monotonic()
-    score, _ = climb(breaker22, 60, seed=1)
-    assert score == brute and time.monotonic() - started < 30
-    started = time.monotonic()
-    climb(breaker22, 0.5, seed=1, patience=None)
-    assert time.monotonic() - started >= 0.5
+def test_a_set_stop_ends_the_seed_search_with_nothing(breaker22):
+    stop = threading.Event()
+    stop.set()
+    assert seed_board(breaker22, WORDS, BOGGLE, 60, 1, stop) == (-1, "")
 
 
 def test_the_cp_sat_model_proves_the_brute_force_optimum(breaker22, brute):
@@ -221,12 +231,18 @@ def test_dask_proves_like_the_local_pool(dask_cluster, word_file, brute):
 
 
 def test_count_bound_bounds_every_board_of_a_class(breaker22):
-    """The cheap bound a stopped run reports for classes it never bounded: exhaustive on every 2x2 class."""
-    n, buckets = 4, breaker22.buckets
-    for code in canonical_classes(2, 2, len(buckets)):
-        cells = [buckets[(code // len(buckets) ** (n - 1 - k)) % len(buckets)] for k in range(n)]
-        best = max(breaker22.score("".join(b)) for b in itertools.product(*cells))
-        assert breaker22.count_bound(code) >= best
+    """The cheap bound a stopped run reports for classes it never bounded: exhaustive on every
+    2x2 class, and on 2x3 with two kinds of cells (corners and middles, whose buckets cut
+    the letters finer). A letter no word uses only loses words, so each cell tries the
+    lexicon's letters of its bucket (or any one letter when it has none)."""
+    corner = ("aeiost", "bcdfghjklmnpqruvwxyz")
+    mixed = Breaker(WORDS, BOGGLE, 2, 3, (corner, BUCKETS_SMALL, corner) * 2)
+    for breaker in (breaker22, mixed):
+        for code in canonical_classes(breaker.rows, breaker.cols, breaker.split):
+            buckets = [b[d] for b, d in zip(breaker.split, digits_of(code, breaker.split), strict=True)]
+            cells = ["".join(ch for ch in b if ch in LETTERS) or b[0] for b in buckets]
+            best = max(breaker.score("".join(b)) for b in itertools.product(*cells))
+            assert breaker.count_bound(code) >= best
 
 
 def test_a_checkpoint_cannot_bring_in_a_board_that_does_not_score(word_file, tmp_path):
@@ -266,16 +282,15 @@ def test_a_proof_stopped_before_any_board_is_unknown_with_its_bound(word_file, m
     import signal
 
     from cpmodel.commands import cli
-    from cpmodel.run import interrupts
-    from heuristics import grid_breaker
+    from cpmodel.run import grid_prove, interrupts
     from tests.test_hardening import _documented
 
-    def stopped_climb(breaker, seconds, seed, stop=None):
-        os.kill(os.getpid(), signal.SIGTERM)  # held by the proof, seen by the climb at once
-        assert stop is not None and stop.is_set()
+    def stopped_seed(breaker, words, table, seconds, seed, stop):
+        os.kill(os.getpid(), signal.SIGTERM)  # held by the proof, seen by the seed search at once
+        assert stop.is_set()
         return -1, ""
 
-    monkeypatch.setattr(grid_breaker, "climb", stopped_climb)
+    monkeypatch.setattr(grid_prove, "seed_board", stopped_seed)
     monkeypatch.setattr(interrupts, "received", None)
     code = cli.main(["grid", "--best", "2x2", "--prove", "--dict", word_file(WORDS), "--jobs", "1", "--json"])
     doc = json.loads(capsys.readouterr().out)
