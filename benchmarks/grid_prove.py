@@ -42,7 +42,7 @@ from rich.table import Table
 from cpmodel.core.control import Control
 from cpmodel.core.lexicon import load_file
 from cpmodel.core.scoring import score_table
-from cpmodel.run.grid_prove import prove, seed_board
+from cpmodel.run.grid_prove import SEED_SECONDS, prove, seed_board
 from cpmodel.run.sharded import ShardOptions
 from heuristics import grid
 from heuristics.grid_bound import Bounder
@@ -136,7 +136,7 @@ def estimate_3x4(words, sample: int, stderr) -> list[dict]:
     """CPU per class on an evenly spaced sample of canonical 3x4 classes, and the whole proof's estimate,
     for 3 buckets everywhere and for --prove's split, both against the seed search's score."""
     first = Breaker(words, BOGGLE, 3, 4)
-    beat, board = seed_board(first, words, BOGGLE, 3.0, 1, threading.Event())
+    beat, board = seed_board(first, words, BOGGLE, SEED_SECONDS, 1, threading.Event())
     stderr.print(f"3x4: score to beat {beat} ({board}), from --prove's seed search")
     rows = []
     for name, split in (("3 buckets everywhere", uniform(BUCKETS_LARGE, 12)), ("--prove: 2-bucket corners", None)):

@@ -188,7 +188,7 @@ def test_a_stopped_proof_never_claims_optimal():
     assert proc.returncode == 0, proc.stderr
     assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "time-limit"
     assert doc["upper_bound"] > doc["total"] > 0
-    proc = run_cli("grid", "--best", "3x3", "--prove", "--top", "3000", "--time-limit", "5", "--jobs", "1")
+    proc = run_cli("grid", "--best", "3x3", "--prove", "--top", "3000", "--time-limit", "3", "--jobs", "1")
     assert "not proven" in proc.stdout and "proven optimal" not in proc.stdout
 
 
@@ -196,7 +196,7 @@ def test_quick_bounds_a_fixed_sample_and_claims_nothing_else():
     """--quick: the same 8 classes every run, in seconds; never complete, never optimal, no global bound."""
     from cpmodel.run.grid_prove import QUICK_CLASSES, plan
 
-    proc, doc = _prove("--best", "3x4", "--prove", "--quick", "--top", "1000", "--jobs", "2")
+    proc, doc = _prove("--best", "3x4", "--prove", "--quick", "--top", "300", "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
     assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "sample"
     assert doc["upper_bound"] is None and doc["prove"]["classes_done"] == doc["prove"]["classes"] == QUICK_CLASSES

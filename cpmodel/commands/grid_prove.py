@@ -49,10 +49,10 @@ def run(args, rows: int, cols: int, table, stdout: Console, stderr: Console) -> 
     words = load_lexicon(args.dict, stderr, args.top).words
     options = ShardOptions(jobs=args.jobs or default_jobs(), scheduler=args.scheduler, checkpoint=args.checkpoint,
                            shards=args.shards, output="json" if args.json else "rich")
-    from cpmodel.run.grid_prove import QUICK_CLASSES, QUICK_SEED_SECONDS
+    from cpmodel.run.grid_prove import QUICK_CLASSES, QUICK_SEED_SECONDS, SEED_SECONDS
 
     result = prove(words, table, rows, cols, options, clock.left(args.time_limit), args.seed, stderr,
-                   seed_seconds=QUICK_SEED_SECONDS if args.quick else 3.0, sample=QUICK_CLASSES if args.quick else None)
+                   seed_seconds=QUICK_SEED_SECONDS if args.quick else SEED_SECONDS, sample=QUICK_CLASSES if args.quick else None)
     interrupted = result.stopped_by == "interrupt"
     if not result.board:
         return _nothing_found(result, args, stdout, stderr)

@@ -46,7 +46,8 @@ from cpmodel.run.sharded import TIME_UP_DRAIN, Progress, ShardOptions
 
 QUICK_CLASSES = 8  # --quick: this many classes, evenly spaced over the canonical list (a smoke test)
 QUICK_SEED_SECONDS = 0.5  # and a short seed search for the score to beat
-SEED_QUIET = 0.3  # the seed search runs at least this long (see seed_board)
+SEED_SECONDS = 10.0  # the seed search's budget: a weak score to beat costs the proof far more (see seed_board)
+SEED_QUIET = 0.3  # and it runs at least this long on 6 cells, twice as long for each cell more
 LOCAL_SHARDS = 64  # a local run: ~550 classes a shard on 3x3, a few seconds each
 FIXED_SHARDS = 256  # a checkpoint or a cluster: the plan a resume must find again
 
@@ -225,7 +226,7 @@ class _ProveCheckpoint(Checkpoint):
 
 
 def prove(words: list[str], table: ScoreTable, rows: int, cols: int, options: ShardOptions, time_limit: float | None,
-          seed: int, stderr, seed_seconds: float = 3.0, sample: int | None = None) -> ProveResult:
+          seed: int, stderr, seed_seconds: float = SEED_SECONDS, sample: int | None = None) -> ProveResult:
     """Prove the best R×C board's score, or bound it when stopped; ``sample``
     (--quick): only that many classes, which proves nothing about the rest.
 
@@ -249,16 +250,21 @@ class _Asked:
 def seed_board(breaker, words: list[str], table: ScoreTable, seconds: float, seed: int, stop) -> tuple[int, str]:
     """The first score to beat: ``grid --best``'s pool hill climber, for at most ``seconds``.
 
-    It ends sooner once it has gone twice as long as its last improvement took
-    (and at least SEED_QUIET seconds) without a better board: small boards
-    settle in milliseconds. Returns (score, tile letters with 'q' for Qu),
-    scored again by the breaker (the proof's own scoring); (-1, "") when
-    stopped before any board."""
+    It ends sooner once it has gone four times as long as its last improvement
+    took without a better board, and has run its minimum: SEED_QUIET on 6
+    cells, doubled for each cell more, since the proof's cost grows as fast.
+    Small boards settle in milliseconds and 3x3 reaches 545 in about half a
+    second, but 3x4 can sit at 1,552 for 4 s before it reaches 1,651 (seeds
+    1 and 4), and 1,552 to beat would make the 3x4 proof far dearer.
+
+    Returns (score, tile letters with 'q' for Qu), scored again by the
+    breaker (the proof's own scoring); (-1, "") when stopped before any board."""
     from heuristics import grid_kernel
     from heuristics.grid_search import BestBoardSpec, hill_climb
 
     spec = BestBoardSpec(breaker.rows, breaker.cols, grid_kernel.build_alphabet_trie(words), table)
     control = _SeedControl(time_limit=seconds, stop=stop)
+    control.least = SEED_QUIET * 2.0 ** max(0, breaker.n - 6)
     found = hill_climb(spec, seed, control, control.improved)
     if found.score < 0:
         return -1, ""
@@ -268,16 +274,17 @@ def seed_board(breaker, words: list[str], table: ScoreTable, seconds: float, see
 
 
 class _SeedControl(Control):
-    """The seed search's clock: its time limit, or quiet for twice its last improvement's time."""
+    """The seed search's clock: its time limit, or quiet for four times its last improvement's time."""
 
     last_better: float = 0.0
+    least: float = SEED_QUIET
 
     def improved(self, _rows) -> None:
         self.last_better = self.elapsed()
 
     def stop_reason(self) -> str | None:
         reason = super().stop_reason()
-        if reason is None and self.elapsed() >= max(SEED_QUIET, 3 * self.last_better):
+        if reason is None and self.elapsed() >= max(self.least, 5 * self.last_better):
             return "time-limit"
         return reason
 
