@@ -5,9 +5,9 @@ stripes (shard k holds classes k, k+S, k+2S, ...), so heavy and light
 classes mix and the shards come out of similar size. A shard is plain data
 (:class:`ProveTask`) that any worker runs with :func:`prove_shard`, in a
 local process (cpmodel.run.executors' pool) or on a Dask worker. Each shard
-is submitted with the best score known so far (the seed: a few seconds of
-``grid --best``'s pool hill climber, which reaches the 3x4 optimum in about a
-second; then whatever the shards found), so later shards prune harder. The
+is submitted with the best score known so far (the seed: up to 10 s of
+``grid --best``'s pool hill climber, which reaches the 3x4 optimum within 1
+to 5 s; then whatever the shards found), so later shards prune harder. The
 score to beat is most of the proof's cost: on 3x4 a class broken against
 1,651 costs about a third of one broken against the 1,208 that a plain
 steepest-ascent climb finds in the same time.
