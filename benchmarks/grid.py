@@ -21,9 +21,10 @@ whole-process runs use every core.
    b. Whole processes, side by side, as a user runs them: ``python -m cpmodel
       grid --score-file FILE`` against ``python -m boggle.perf --size 44 N
       --input_file FILE``, each from start to exit, equal totals asserted.
-      Cold: the first run after numba's cache of ``grid_kernel`` is cleared
-      (it compiles), beside danvk's first run; warm: the median of
-      ``--trials`` runs each, alternated. With ``--memory-boards M``, the
+      Cold: a run right after numba's cache of ``grid_kernel`` is cleared
+      (it compiles, as the first run after install does); warm: the next
+      run. Each trial runs ours cold, danvk's, ours warm, danvk's again;
+      each figure is the median of ``--trials`` (5). With ``--memory-boards M``, the
       peak memory of ``grid --score-file`` on a file of M boards too.
 2. Best boards: ``grid --best 4x4 --target 3625`` (every core: hill climber
    beside annealing) against danvk's ``boggle/hillclimb.py`` as its README
@@ -177,16 +178,17 @@ def run_theirs(directory: Path, board_file: Path, dict_path: str, count: int) ->
 
 
 def whole_process(board_file: Path, count: int, dict_path: str, directory: Path | None, trials: int) -> dict:
-    """1b: both tools as whole processes, cold then warm (alternated), equal totals asserted."""
-    cleared = clear_numba_cache()
-    runs: dict[str, list] = {"ours_cold": [run_ours(board_file, dict_path)]}
-    if directory is not None:
-        runs["theirs_cold"] = [run_theirs(directory, board_file, dict_path, count)]
-    runs["ours_warm"], runs["theirs_warm"] = [], []
+    """1b: both tools as whole processes, equal totals asserted. Each trial runs ours
+    cold (numba's cache cleared first: it compiles), danvk's beside it, then ours
+    warm and danvk's again; each column is the median of ``trials``."""
+    runs: dict[str, list] = {"ours_cold": [], "theirs_cold": [], "ours_warm": [], "theirs_warm": []}
+    cleared = 0
     for _ in range(trials):
-        runs["ours_warm"].append(run_ours(board_file, dict_path))
-        if directory is not None:
-            runs["theirs_warm"].append(run_theirs(directory, board_file, dict_path, count))
+        cleared += clear_numba_cache()
+        for kind in ("cold", "warm"):
+            runs[f"ours_{kind}"].append(run_ours(board_file, dict_path))
+            if directory is not None:
+                runs[f"theirs_{kind}"].append(run_theirs(directory, board_file, dict_path, count))
     totals = {total for values in runs.values() for _, total in values}
     assert len(totals) == 1, f"the totals differ: {runs}"
     out = {"boards": count, "total_score": totals.pop(), "numba_cache_files_cleared": cleared,
@@ -290,7 +292,7 @@ def scoring_part(args, words, console) -> dict:
     console.print(t1)
     w = results["whole_process"]
     t2 = Table(title=f"whole process, start to exit: {w['boards']:,} boards, total {w['total_score']:,} "
-                     f"(equal), {w['cores']} cores; warm: median of {w['trials']}")
+                     f"(equal), {w['cores']} cores; median of {w['trials']} trials")
     for h in ("", "cpmodel grid --score-file", "danvk boggle.perf", "× danvk (> 1: faster)"):
         t2.add_column(h, justify="left" if not h else "right")
     for kind in ("cold", "warm"):
@@ -312,7 +314,7 @@ def main() -> None:
     parser.add_argument("--pybind11", help="a folder holding pybind11 (for building danvk's module)")
     parser.add_argument("--boards", type=int, default=200000)
     parser.add_argument("--reference-boards", type=int, default=2000)
-    parser.add_argument("--trials", type=int, default=3, help="warm whole-process runs of each tool")
+    parser.add_argument("--trials", type=int, default=5, help="whole-process trials (ours cold and warm, theirs twice)")
     parser.add_argument("--memory-boards", type=int, default=0, help="also the peak memory on a file of this many boards")
     parser.add_argument("--seconds", type=float, default=300.0, help="per best-board run: its cap (4x4 runs stop at 3,625)")
     parser.add_argument("--seeds", type=int, default=5, help="best-board runs per method")

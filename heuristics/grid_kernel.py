@@ -254,99 +254,76 @@ class AlphabetTrie:
 
 
 def build_alphabet_trie(words) -> AlphabetTrie:
-    """The trie of ``words`` (a-z strings) spelled in tiles, built by the compiled :func:`_alphabet_nodes`."""
-    blob = np.frombuffer("\n".join(words).encode("ascii"), np.uint8)
-    cap = len(blob) + 2  # at most one node per letter, and the root
-    # numpy allocates: each allocation inside a compiled function costs numba's first run ~0.1 s to compile
-    first, sibling = np.full(cap, -1, np.int32), np.full(cap, -1, np.int32)
-    tile, word, order = np.zeros(cap, np.int8), np.zeros(cap, np.bool_), np.empty(cap, np.int32)
-    node = np.zeros((cap, 2), np.int32)
-    nodes = _alphabet_nodes(blob, first, sibling, tile, word, order, node)
-    return AlphabetTrie(node[:nodes].copy())
+    """The trie of ``words`` (a-z strings) spelled in tiles, built with numpy, depth by depth.
 
-
-@njit(cache=True)
-def _alphabet_nodes(blob, first, sibling, tile, word, order, node):
-    """The records of :class:`AlphabetTrie` for the words of ``blob`` (a-z, one per line),
-    into ``node``; returns how many.
-
-    First a linked trie: each node's children in a list ordered by tile
-    (``first``, ``sibling``: -1 for none), so that inserting needs no 26-wide
-    table (40 MB for ENABLE2K). Then the records, breadth-first (``order``):
-    a node's children, taken in that order, get consecutive numbers."""
+    Sorted, the words list their prefixes in breadth-first order: the nodes
+    at depth d are the d-letter prefixes, each first met at the word that
+    shares fewer than d letters with the word before it, and those words
+    come in the order of their prefixes. So each depth is a few array
+    operations over all the words, and nothing is compiled: on a first run
+    after install numba compiles only the walk."""
+    tiles = np.array(list(_spelled_in_tiles(words)) or [""], dtype="S")
+    if not (tiles[1:] > tiles[:-1]).all():  # a word list usually comes sorted, without repeats
+        tiles = np.sort(tiles)
+        tiles = tiles[np.concatenate([[True], tiles[1:] != tiles[:-1]])]
+    letters = tiles.view(np.uint8).reshape(len(tiles), -1)  # one row per word, zero padded
+    lengths = (letters != 0).sum(axis=1)
+    same = np.zeros(letters.shape, np.bool_)
+    same[1:] = letters[1:] == letters[:-1]
+    shared = np.argmin(same, axis=1)  # letters in common with the word before (they differ: no repeats)
+    parents, codes, ends = [np.zeros(1, np.int64)], [np.zeros(1, np.int64)], [np.zeros(1, np.bool_)]
+    node_of = np.zeros(len(tiles), np.int64)  # each word's prefix of the depth before → its node
     nodes = 1
-    i = 0
-    while i < len(blob):
-        j = i
-        while j < len(blob) and blob[j] != 10:
-            j += 1
-        spelled = True  # a q without u cannot be spelled in tiles
-        k = i
-        while k < j:
-            if blob[k] == 113 and (k + 1 == j or blob[k + 1] != 117):
-                spelled = False
-                break
-            k += 2 if blob[k] == 113 else 1
-        if spelled and j > i:
-            v, k = 0, i
-            while k < j:
-                c = blob[k] - 97
-                k += 2 if c == 16 else 1  # q: the Qu tile, its u spelled with it
-                before, child = -1, first[v]
-                while child >= 0 and tile[child] < c:
-                    before, child = child, sibling[child]
-                if child < 0 or tile[child] != c:
-                    new = nodes
-                    nodes += 1
-                    tile[new], sibling[new] = c, child
-                    if before < 0:
-                        first[v] = new
-                    else:
-                        sibling[before] = new
-                    child = new
-                v = child
-            word[v] = True
-        i = j + 1
-    order[0] = 0  # breadth-first position → linked node
-    tail = 1
-    for head in range(nodes):
-        v = order[head]
-        bits = WORD if word[v] else 0
-        node[head, 1] = tail
-        child = first[v]
-        while child >= 0:
-            bits |= 1 << tile[child]
-            order[tail] = child
-            tail += 1
-            child = sibling[child]
-        node[head, 0] = bits
-    return nodes
+    for depth in range(1, letters.shape[1] + 1):
+        new = (shared < depth) & (lengths >= depth)  # the words where a depth-d prefix is first met
+        first_met = np.flatnonzero(new)
+        parents.append(node_of[first_met])
+        codes.append(letters[first_met, depth - 1] - _A)
+        ends.append(lengths[first_met] == depth)
+        owner = np.maximum.accumulate(np.where(new, np.arange(len(tiles)), 0))  # where each word's prefix was met
+        node_of = nodes + np.cumsum(new)[owner] - 1
+        nodes += len(first_met)
+    parent, code, end = np.concatenate(parents)[1:], np.concatenate(codes)[1:], np.concatenate(ends)
+    node = np.empty((nodes, 2), np.int32)  # a node's children have distinct tiles: their bits add up
+    node[:, 0] = np.bincount(parent, weights=np.left_shift(1, code), minlength=nodes).astype(np.int32)
+    node[:, 0] |= np.where(end, WORD, 0).astype(np.int32)
+    node[:, 1] = 1 + np.concatenate([[0], np.cumsum(np.bincount(parent, minlength=nodes))[:-1]])
+    return AlphabetTrie(node)
+
+
+def _spelled_in_tiles(words):
+    """The words spelled in tiles (``qu`` → ``q``); a q without u cannot be spelled."""
+    for word in words:
+        if "q" not in word:
+            yield word
+        elif word.count("q") == word.count("qu"):
+            yield word.replace("qu", "q")
+
+
+def _levels(node: np.ndarray):
+    """(start, stop) of each depth's nodes: the children of one depth follow it."""
+    start, stop = 0, 1
+    while start < stop:
+        yield start, stop
+        last = node[stop - 1]
+        start, stop = stop, int(last[1]) + bin(int(last[0]) & ~WORD).count("1")
 
 
 def node_points(trie: AlphabetTrie, geo: Geometry) -> np.ndarray:
     """What each node's word scores (0 for a bare prefix, or a word too short or too long):
-    without multipliers a word's score depends on the word alone."""
-    n = trie.nodes
-    out = np.zeros(n, np.int32)
-    _node_points(trie.node, geo.tile_len, geo.tile_value, geo.points, geo.min_len, geo.max_len,
-                 np.zeros(n, np.int64), np.zeros(n, np.int64), out)
-    return out
-
-
-@njit(cache=True)
-def _node_points(node, tile_len, tile_value, points, min_len, max_len, length, value, out):
-    """``out[v]``: node v's word points. ``length``: letters spelled from the root (Qu
-    counts two); ``value``: the tiles' letter values, summed (both zeros on entry)."""
-    for v in range(len(node)):
-        bits = node[v, 0]
-        if bits & WORD and min_len <= length[v] <= max_len:
-            out[v] = value[v] + points[length[v]]
-        child = node[v, 1]
-        for c in range(26):
-            if (bits >> c) & 1:
-                length[child] = length[v] + tile_len[c]
-                value[child] = value[v] + tile_value[c]
-                child += 1
+    without multipliers a word's score depends on the word alone. Lengths (Qu counts
+    two) and letter values are summed down the trie one depth at a time."""
+    node = trie.node
+    bits = np.unpackbits(node[:, 0].astype("<i4").view(np.uint8).reshape(-1, 4), axis=1, bitorder="little")
+    parent, tile = np.nonzero(bits[:, :26])  # every child, in order: nodes 1, 2, ...
+    length, value = np.zeros(len(node), np.int64), np.zeros(len(node), np.int64)
+    for start, stop in list(_levels(node))[1:]:
+        above, tiles = parent[start - 1:stop - 1], tile[start - 1:stop - 1]
+        length[start:stop] = length[above] + geo.tile_len[tiles]
+        value[start:stop] = value[above] + geo.tile_value[tiles]
+    scored = ((node[:, 0] & WORD) != 0) & (geo.min_len <= length) & (length <= geo.max_len)
+    points = geo.points[np.minimum(length, len(geo.points) - 1)]
+    return np.where(scored, value + points, 0).astype(np.int32)
 
 
 def neighbour_masks(rows: int, cols: int) -> np.ndarray:
@@ -415,7 +392,7 @@ def encode(board: GridBoard) -> np.ndarray | None:
     return np.array(codes, np.int8)
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, inline="always")  # inlined where called: one compile less on a first run
 def _alphabet_walk(node, info, codes, nbr_mask, stamp, st_cell, st_node, st_free):
     """One board's total. The current path's last tile lives in local variables
     (its cell, its node and that node's record, the neighbours not tried yet),
@@ -603,6 +580,15 @@ def _find_words(children, word_of, codes, nbr, nbr_count, tile_letters, tile_len
 # -- what the command uses -------------------------------------------------------------
 
 
+def _load_walk() -> None:
+    """Compile (or load from numba's cache) the batch walk on a one-node trie. Run in
+    a thread while the caller reads words and builds the trie: LLVM, which does most
+    of a first run's compiling, works without the GIL. A call from another thread
+    meanwhile waits for this compile rather than starting its own."""
+    _alphabet_many(np.zeros((1, 2), np.int32), np.zeros((1, 2), np.int32), np.zeros((1, 1), np.int8),
+                   np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros((3, 1), np.int64))
+
+
 class FileScorer:
     """Totals of a stream of boards of any shapes and tiles. Boards over the 26-tile
     alphabet go through the batch path, one scorer per shape and thread; plain
@@ -620,6 +606,7 @@ class FileScorer:
         self._alphabet: AlphabetTrie | None = None
         self._general: Scorer | None = None
         self._lone_q: dict[tuple[int, int], Geometry] = {}
+        threading.Thread(target=_load_walk, name="cpmodel-compile", daemon=True).start()
 
     def scores(self, boards: list[GridBoard]) -> list[int]:
         """Totals of parsed boards, in order."""

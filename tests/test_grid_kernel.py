@@ -8,6 +8,8 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cpmodel.core.boards import GridBoard, Tile, parse_grid
 from cpmodel.core.lexicon import load_default
@@ -51,6 +53,41 @@ def test_trie_arrays_hold_exactly_the_words():
     walk(0, "")
     assert spelled == {"cat", "cats", "ca", "dog", "z"}
     assert len(trie.children) == 1 + len({w[:k] for w in spelled for k in range(1, len(w) + 1)})
+
+
+def spelled_words(trie: K.AlphabetTrie, table=None) -> dict[str, int]:
+    """Every word the alphabet trie holds, spelled out (q → qu), with its node, by a walk from the root."""
+    found: dict[str, int] = {}
+
+    def walk(v: int, prefix: str) -> None:
+        bits, child = int(trie.node[v, 0]), int(trie.node[v, 1])
+        if bits & K.WORD:
+            found[prefix] = v
+        for c in range(26):
+            if bits >> c & 1:
+                walk(child, prefix + K.ALPHABET[c])
+                child += 1
+
+    walk(0, "")
+    return found
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text("abqu", min_size=1, max_size=6), max_size=25), st.sampled_from([2, 3, 4]))
+def test_alphabet_trie_holds_exactly_the_spellable_words_breadth_first(words, min_len):
+    trie = K.build_alphabet_trie(words)
+    spellable = {w for w in words if w.count("q") == w.count("qu")}
+    nodes = spelled_words(trie)
+    assert set(nodes) == spellable
+    tiles = {w.replace("qu", "q") for w in spellable}
+    assert trie.nodes == 1 + len({t[:k] for t in tiles for k in range(1, len(t) + 1)})
+    depth = [len(w.replace("qu", "q")) for w in sorted(nodes, key=nodes.get)]
+    assert depth == sorted(depth)  # breadth first: no word's node comes before a shallower one's
+    geo = K.geometry(3, 3, K.ALPHABET, score_table("boggle"), min_len)
+    points = K.node_points(trie, geo)
+    for word, v in nodes.items():
+        assert points[v] == (geo.points[len(word)] if min_len <= len(word) <= geo.max_len else 0)
+    assert points[[v for v in range(trie.nodes) if v not in nodes.values()]].sum() == 0
 
 
 @pytest.mark.parametrize("kind", ["boggle", "scramble"])
