@@ -196,7 +196,7 @@ def test_quick_bounds_a_fixed_sample_and_claims_nothing_else():
     """--quick: the same 8 classes every run, in seconds; never complete, never optimal, no global bound."""
     from cpmodel.run.grid_prove import QUICK_CLASSES, plan
 
-    proc, doc = _prove("--best", "3x4", "--prove", "--quick", "--top", "300", "--jobs", "2")
+    proc, doc = _prove("--best", "3x4", "--prove", "--quick", "--top", "50", "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
     assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "sample"
     assert doc["upper_bound"] is None and doc["prove"]["classes_done"] == doc["prove"]["classes"] == QUICK_CLASSES

@@ -90,7 +90,7 @@ def _honest(doc: dict) -> None:
         assert doc["complete"], doc  # it found what was asked
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=list(HealthCheck),
+@settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck),
           phases=(Phase.explicit, Phase.generate))  # each example is a process run: no shrinking
 @given(run=st.sampled_from(sorted(LONG_RUNS)), signum=st.sampled_from([signal.SIGINT, signal.SIGTERM]),
        delay=st.floats(min_value=0.0, max_value=2.5))
