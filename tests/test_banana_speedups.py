@@ -73,6 +73,37 @@ def test_a_box_too_small_for_the_runs_is_ruled_out_by_counts():
     assert counts.counts_feasible(spec, box=(2, 2)) is False  # "cats" needs a line of 4
 
 
+def fits(layout: tuple[str, ...], box: tuple[int, int]) -> bool:
+    """The layout fits the box, either way round (boxes are R ≤ C; a layout may be transposed)."""
+    height, width = len(layout), len(layout[0])
+    return (height <= box[0] and width <= box[1]) or (width <= box[0] and height <= box[1])
+
+
+@given(hand=st.text("acst", min_size=2, max_size=5))
+@settings(max_examples=40, deadline=None)
+def test_full_lines_never_rule_out_a_box_that_holds_a_layout(hand):
+    spec = banana_spec(hand, Lexicon(sorted(WORDS), source="tiny"))
+    layouts = brute_force_bananagrams(spec.hand, WORDS)
+    for box in boxes_below(spec.size, spec.size * spec.size + 1):
+        verdict = counts.full_lines_allow(spec, box)
+        holders = [layout for layout in layouts if fits(layout, box)]
+        if holders:
+            assert verdict is not False, (hand, box, holders[0])
+
+
+def test_full_lines_rule_out_a_box_whose_full_row_is_no_word():
+    spec = banana_spec("aacstt", Lexicon(sorted(WORDS), source="tiny"))
+    assert counts.full_lines_allow(spec, (1, 6)) is False  # the one row is a 6-letter word: none
+    assert counts.full_lines_allow(spec, (2, 3)) is False  # both rows full: two 3-letter words from aacstt, and
+    # three 2-letter columns: "cat"+"tas" fits, but the columns need three of at, ta, as, aa, st at once: a, a only twice
+    assert brute_force_bananagrams(spec.hand, WORDS) and not any(
+        fits(layout, (2, 3)) for layout in brute_force_bananagrams(spec.hand, WORDS))
+    assert counts.full_lines_allow(spec, (3, 4)) is True  # 6 blanks: no line must be full
+    result = cpsat.compact(spec, cpsat.solve(spec, Control(time_limit=30)).solutions[0], Control(time_limit=30))
+    assert result.stats["boxes"] == ["2x3:INFEASIBLE (full lines)", "1x6:INFEASIBLE (full lines)"]
+    assert result.stats["optimum_proven"] and result.stats["area"] == 8 and result.stats["ruled_out"] == ["2x3", "1x6"]
+
+
 def test_a_hint_is_checked_and_answered_in_its_own_box():
     spec = banana_spec("aacstt", Lexicon(sorted(WORDS), source="tiny"))
     result = cpsat.solve(spec, Control(time_limit=30))

@@ -61,14 +61,20 @@ How ``solve`` spends its time (each step measured in docs/modelling.md,
    one), so those are skipped. ``none`` is reported only when every box that
    could hold a connected layout (R ≤ C by transposition, R + C ≤ N + 1) was
    proven infeasible, itself or inside a larger one. Before its cell model,
-   each box gets the relaxation's box version (words no longer than the box,
-   room for runs per line) with a short budget.
+   each box gets the full-lines packing (below) and the relaxation's box
+   version (words no longer than the box, room for runs per line), each
+   with a short budget.
 
 ``--compact`` (``compact``) first lets the backtracker search boxes of
 growing area for a compact layout (only boxes it would fill at most 85%:
-it never packs tighter), then asks CP-SAT about every box of smaller area,
-smallest first: the area is proven smallest only when all of those are
-infeasible. Those boxes are nearly full, so they are decided by search,
+it never packs tighter), then settles every box of smaller area, smallest
+first: the area is proven smallest only when all of those are infeasible.
+A box of B = R·C − N blanks has at least R − B blank-free rows, each a
+word of length C, and C − B blank-free columns, words of length R; when the
+hand cannot hold that many at once (a small packing, ``full_lines_allow`` in
+:mod:`cpmodel.models.bananagrams_words`) the box is empty without a cell
+model (2×11 for 21 tiles: an 11-letter word and ten 2-letter words). The
+rest go to CP-SAT. Those boxes are nearly full, so they are decided by search,
 not presolve: one presolve pass, and two search workers (``default_lp`` and
 ``no_lp``) in place of one beside feasibility jump.
 
@@ -112,12 +118,13 @@ class Tuning:
     table_when_tight: bool = True  # --compact: run tables in its nearly full boxes (2–4× faster there)
     box_search: bool = True  # --compact: two search workers (not feasibility jump) and one presolve pass per box
     heuristic_fill: float = 0.85  # --compact: the backtracker tries boxes it fills at most this much (it never packed beyond 0.81)
+    full_lines: bool = True  # a box's blank-free lines must be words held at once (bananagrams_words.full_lines_allow)
 
 
 FAST = Tuning()
 BASELINE = Tuning(minimal_automaton=False, hint=False, light_presolve=False, own_words=False, counting=False,
                   blank_count=False, tight_boxes=False, table_when_tight=False, box_search=False,
-                  heuristic_fill=1.0)
+                  heuristic_fill=1.0, full_lines=False)
 LIGHT_PRESOLVE = ("cp_model_probing_level:0", "symmetry_level:0", "max_presolve_iterations:1")
 # A nearly full box is decided by search: with two workers CP-SAT runs one search and feasibility jump
 # (a local search that never finds these layouts); three workers without it run default_lp and no_lp.
@@ -391,6 +398,10 @@ def solve(spec: BananaSpec, control: Control | None = None, encoding: str = "aut
         if inside is not None:  # a layout in this box would fit the larger, infeasible one
             tried.append(f"{rows}x{cols}:inside {inside[0]}x{inside[1]}")
             continue
+        if tuning.full_lines and full_lines_say_empty(spec, (rows, cols), control):
+            tried.append(f"{rows}x{cols}:INFEASIBLE (full lines)")
+            proven_empty.append((rows, cols))
+            continue
         if tuning.counting and counts_say_none(spec, control, (rows, cols), BOX_COUNTS_SECONDS):
             tried.append(f"{rows}x{cols}:INFEASIBLE (word counts)")
             proven_empty.append((rows, cols))
@@ -447,6 +458,13 @@ def counts_say_none(spec: BananaSpec, control: Control, box: tuple[int, int] | N
     return counts_feasible(spec, box, control, time_limit=seconds) is False
 
 
+def full_lines_say_empty(spec: BananaSpec, box: tuple[int, int], control: Control) -> bool:
+    """True when the box's blank-free rows or columns cannot all be words at once (proven)."""
+    from cpmodel.models.bananagrams_words import full_lines_allow
+
+    return full_lines_allow(spec, box, control) is False
+
+
 def _solve_box(spec, rows, cols, encoding, control, log, params=(), tuning: Tuning = FAST, hint: dict | None = None,
                tight: bool = False):
     model, variables = build_model(spec, rows, cols, encoding, tuning.minimal_automaton, tuning.blank_count, tight)
@@ -501,6 +519,9 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
         if control.stop_reason():
             proven = False
             break
+        if tuning.full_lines and full_lines_say_empty(spec, (box_rows, box_cols), control):
+            boxes.append(f"{box_rows}x{box_cols}:INFEASIBLE (full lines)")
+            continue
         status, cells, solver = _solve_box(spec, box_rows, box_cols, encoding or tight_encoding, control, log, params,
                                            tuning, tight=tuning.tight_boxes)
         boxes.append(f"{box_rows}x{box_cols}:{solver.status_name(status)} {solver.wall_time:.1f}s")
