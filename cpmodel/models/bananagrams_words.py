@@ -126,7 +126,13 @@ def _holds_words(spec: BananaSpec, length: int, wanted: int, control: Control) -
     model.add(sum(uses.values()) == wanted)
     for a in hand:
         model.add(sum(n * w.count(a) for w, n in uses.items() if a in w) <= hand[a])
-    left = FULL_LINES_SECONDS if control.time_limit is None else min(FULL_LINES_SECONDS, control.time_limit - control.elapsed())
+    return feasible(model, control, FULL_LINES_SECONDS)
+
+
+def feasible(model: cp_model.CpModel, control: Control, seconds: float) -> bool | None:
+    """The model's verdict in at most ``seconds`` (and the control's time and stop):
+    False proven infeasible, True solved, None undecided."""
+    left = seconds if control.time_limit is None else min(seconds, control.time_limit - control.elapsed())
     budget = Control(time_limit=max(left, 0.001), stop=control.stop)
     solver = cp_model.CpSolver()
     prepare(solver, budget, log=False, workers=1)
@@ -147,16 +153,8 @@ def counts_feasible(spec: BananaSpec, box: tuple[int, int] | None = None, contro
     None: undecided within ``time_limit`` (or the control's stop)."""
     if not applies(spec):
         return True
-    control = control or Control()
-    left = time_limit if control.time_limit is None else min(time_limit, control.time_limit - control.elapsed())
-    budget = Control(time_limit=max(left, 0.001), stop=control.stop)
     model, _ = build_counts_model(spec, box)
-    solver = cp_model.CpSolver()
-    prepare(solver, budget, log=False, workers=1)
-    status = solve_with_stop(solver, model, budget)
-    if status == cp_model.INFEASIBLE:
-        return False
-    return True if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+    return feasible(model, control or Control(), time_limit)
 
 
 def explain(spec: BananaSpec, time_limit: float = 10.0) -> list[str] | None:
