@@ -41,6 +41,8 @@ TABLE_BITS = 21  # the score memo: 2M boards (64 MB), cleared when half full
 SEED_STEPS = 20000  # each climb starts from a board annealed this many steps (0: from random boards)
 ANNEAL_RUN = 10000  # boards per annealing run of the anneal engine (a run settles within a few thousand)
 PATIENCE = 3  # rounds of the full pool without a better board before a restart
+KICK_SHARE = 0.5  # restarts that start near the best board (a few random moves away) rather than anew
+KICK_MOVES = (2, 4)  # how many moves a kick makes, at least and at most
 CHUNK = 16  # pool boards expanded per compiled call, between two looks at the clock
 # English letter weights for random boards (the annealing's proposals and the climber's restarts)
 WEIGHTS = dict(zip("abcdefghijklmnopqrstuvwxyz", (8, 2, 3, 4, 12, 2, 2, 6, 7, 1, 1, 4, 2, 7, 8, 2, 1, 6, 6, 9, 3, 1, 2, 1, 2, 1), strict=True))
@@ -108,14 +110,17 @@ def random_boards(rng: np.random.Generator, count: int, cells: int) -> np.ndarra
 
 
 def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: int = POOL, first_pool: int = 25,
-               seed_steps: int = SEED_STEPS, patience: int = PATIENCE) -> Climb:
+               seed_steps: int = SEED_STEPS, patience: int = PATIENCE, kick_share: float = KICK_SHARE) -> Climb:
     """Pool hill climbing with restarts until ``control`` says stop (see the module docstring).
 
     Each climb starts from one board annealed for ``seed_steps`` steps (or,
     with 0, from ``first_pool`` random boards), with a small pool that reaches
     good boards in few cheap rounds; when that pool is stuck it widens
     fourfold, up to ``pool``. The full pool restarts when it is stuck or its
-    best has not improved for ``patience`` rounds."""
+    best has not improved for ``patience`` rounds; a share ``kick_share`` of
+    the restarts start from the best board after a few random moves (an
+    iterated local search: the best boards' neighbours beyond one move are
+    where the next better board most often is)."""
     rng = np.random.default_rng(seed)
     scorer = spec.scorer()
     cells = spec.rows * spec.cols
@@ -128,7 +133,9 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
     round_id = 0
     while control.stop_reason() is None:
         width = min(first_pool, pool)
-        if seed_steps:
+        if best.score > 0 and rng.random() < kick_share:  # iterated local search: climb again near the best
+            current = _canonical_all(kick(best.codes, rng).reshape(1, -1), perms)
+        elif seed_steps:
             start = anneal(spec, int(rng.integers(2**31)), control, steps=seed_steps)
             best.evaluations += start.evaluations
             current = _canonical_all(start.codes.reshape(1, -1), perms)
@@ -175,6 +182,18 @@ def hill_climb(spec: BestBoardSpec, seed: int, control, on_better=None, pool: in
         best.restarts += 1
     best.restarts -= 1
     return best
+
+
+def kick(codes: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The board after a few random moves (each a tile changed to a random letter, or two tiles swapped)."""
+    board = codes.copy()
+    for _ in range(int(rng.integers(KICK_MOVES[0], KICK_MOVES[1] + 1))):
+        if rng.random() < 0.5:
+            board[rng.integers(len(board))] = random_boards(rng, 1, 1)[0, 0]
+        else:
+            i, j = rng.integers(len(board), size=2)
+            board[i], board[j] = board[j], board[i]
+    return board
 
 
 def _keep_better(best: Climb, codes: np.ndarray, score: int, started: float, spec, on_better) -> None:
