@@ -43,6 +43,7 @@ ANNEAL_RUN = 10000  # boards per annealing run of the anneal engine (a run settl
 PATIENCE = 3  # rounds of the full pool without a better board before a restart
 KICK_SHARE = 0.5  # restarts that start near the best board (a few random moves away) rather than anew
 KICK_MOVES = (2, 4)  # how many moves a kick makes, at least and at most
+KICK_TEMPERATURE = 10.0  # an annealing run from a kicked best starts this cool (a fresh one at 40)
 CHUNK = 16  # pool boards expanded per compiled call, between two looks at the clock
 # English letter weights for random boards (the annealing's proposals and the climber's restarts)
 WEIGHTS = dict(zip("abcdefghijklmnopqrstuvwxyz", (8, 2, 3, 4, 12, 2, 2, 6, 7, 1, 1, 4, 2, 7, 8, 2, 1, 6, 6, 9, 3, 1, 2, 1, 2, 1), strict=True))
@@ -207,13 +208,13 @@ def _keep_better(best: Climb, codes: np.ndarray, score: int, started: float, spe
 
 
 def anneal(spec: BestBoardSpec, seed: int, control, on_better=None, time_limit: float = 60.0,
-           start_temperature: float = 40.0, steps: int | None = None) -> Climb:
-    """Simulated annealing; T cools from ``start_temperature`` to 1 over ``time_limit``
-    seconds, or over ``steps`` boards when given (then it stops after them)."""
+           start_temperature: float = 40.0, steps: int | None = None, start: np.ndarray | None = None) -> Climb:
+    """Simulated annealing from ``start`` (or a random board); T cools from ``start_temperature``
+    to 1 over ``time_limit`` seconds, or over ``steps`` boards when given (then it stops after them)."""
     rng = np.random.default_rng(seed)
     scorer = spec.scorer()
     cells = spec.rows * spec.cols
-    current = random_boards(rng, 1, cells)[0]
+    current = random_boards(rng, 1, cells)[0] if start is None else start.copy()
     score = scorer.score(current)
     best = Climb(current.copy(), score, 1, [[0.0, score]])
     started, since_best = time.monotonic(), 0
@@ -255,14 +256,19 @@ def anneal(spec: BestBoardSpec, seed: int, control, on_better=None, time_limit: 
 
 
 def anneal_restarts(spec: BestBoardSpec, seed: int, control, on_better=None, steps: int = ANNEAL_RUN) -> Climb:
-    """Annealing runs of ``steps`` boards each from fresh random boards until stopped,
-    keeping the best: one run settles on its local peak within a few thousand
-    steps (measured), so new starts find more peaks than a longer run would."""
+    """Annealing runs of ``steps`` boards each until stopped, keeping the best: one run
+    settles on its local peak within a few thousand steps (measured), so new starts
+    find more peaks than a longer run would. Half the runs start from fresh random
+    boards; the other half, cooler, from the best board after a few random moves."""
     rng = np.random.default_rng(seed)
     best = Climb(np.zeros(spec.rows * spec.cols, np.int8), -1)
     started = time.monotonic()
     while control.stop_reason() is None:
-        run = anneal(spec, int(rng.integers(2**31)), control, steps=steps)
+        if best.score > 0 and rng.random() < KICK_SHARE:  # a cool run near the best board
+            run = anneal(spec, int(rng.integers(2**31)), control, steps=steps, start=kick(best.codes, rng),
+                         start_temperature=KICK_TEMPERATURE)
+        else:
+            run = anneal(spec, int(rng.integers(2**31)), control, steps=steps)
         best.evaluations += run.evaluations
         control.nodes = best.evaluations
         if run.score > best.score:
