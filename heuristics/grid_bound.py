@@ -298,99 +298,41 @@ def mask_of(letters: str) -> int:
 # points, and its choice children join the frontier). The breaker below
 # forces the cells in order, depth first, and drops a subclass as soon as
 # its bound is at most the score to beat.
+#
+# The tree is built from the paths sorted, not by inserting them one by one:
+# inserting looks up a child at every step, a cache miss in a tree of
+# millions of nodes, while sorted paths that share a prefix are neighbours,
+# so one sweep makes each node once, level by level, with every node's
+# children side by side. A word counts once at a leaf (equal paths are
+# neighbours too).
 
-SUM, CHOICE = 0, 1
-
-
-@njit(cache=True, nogil=True)
-def _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot, count):
-    n_slot[count * 26:(count + 1) * 26] = -1
-    n_slot[parent * 26 + label] = count
-    n_kind[count] = kind
-    n_label[count] = label
-    n_parent[count] = parent
-    n_first[count] = -1
-    n_points[count] = 0
-    n_next[count] = n_first[parent]
-    n_first[parent] = count
-    return count + 1
+CODE_BITS = 9  # a path step (cell rank, letter) as rank * 26 + letter + 1: 1..312 < 2**9
+STEPS_PER_KEY = 6  # steps packed into one int64 key, the first step highest: keys sort like the paths
 
 
 @njit(cache=True, nogil=True)
-def _child(parent, label, kind, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot, count):
-    """The child of ``parent`` with ``label``, made if missing: (child, count), child -1 when full.
-
-    ``n_slot[node * 26 + label]`` indexes every node's children directly (the
-    sibling lists stay, for walking them all)."""
-    child = n_slot[parent * 26 + label]
-    if child >= 0:
-        return child, count
-    if count >= n_kind.shape[0]:
-        return -1, count
-    return count, _new_node(kind, label, parent, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot, count)
-
-
-@njit(cache=True, nogil=True)
-def _insert(length, path_cell, path_letter, rank, fixed, sort_cell, sort_letter, n_kind, n_label, n_parent, n_first,
-            n_next, n_points, n_slot, count):
-    """Find or make the tree path of one word-path (cells sorted by rank); returns (leaf, count), leaf -1 when full.
-
-    A *fixed* cell (one letter in its set) is left out of the path: there is
-    nothing to choose there, and leaving it out merges the paths through it
-    with the paths that miss it (a tighter bound than a one-letter choice node)."""
-    m = 0
-    for i in range(length):
-        if not fixed[path_cell[i]]:
-            sort_cell[m] = path_cell[i]
-            sort_letter[m] = path_letter[i]
-            m += 1
-    for i in range(1, m):  # insertion sort: paths are short
-        j = i
-        while j > 0 and rank[sort_cell[j - 1]] > rank[sort_cell[j]]:
-            sort_cell[j - 1], sort_cell[j] = sort_cell[j], sort_cell[j - 1]
-            sort_letter[j - 1], sort_letter[j] = sort_letter[j], sort_letter[j - 1]
-            j -= 1
-    cur = 0
-    for i in range(m):
-        choice, count = _child(cur, sort_cell[i], CHOICE, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot,
-                               count)
-        if choice < 0:
-            return -1, count
-        cur, count = _child(choice, sort_letter[i], SUM, n_kind, n_label, n_parent, n_first, n_next, n_points, n_slot,
-                            count)
-        if cur < 0:
-            return -1, count
-    return cur, count
-
-
-@njit(cache=True, nogil=True)
-def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_label, n_parent, n_first, n_next,
-               n_points, n_slot, bound, leaf_of, leaf_mark, mark):
-    """Fill the node arrays with the orderly tree of the class ``masks``; returns the node count
-    (-1 when the arrays are too small). ``rank[cell]`` is the cell's place in the order.
+def collect_paths(masks, rank, adj, deg, children, childmask, points, key_hi, key_lo, word):
+    """Every word-path of the class ``masks`` as two sort keys and its word's trie node;
+    returns how many (-1 when the arrays are too small).
 
     The walk is the trie walk of a board, with a cell's letter set in place of
-    its letter; each word-path met is inserted (cells sorted by rank), and a
-    word adds its points to a leaf once (``leaf_of``/``leaf_mark``: the leaf
-    that last counted it in walk ``mark``). Bounds are then summed bottom-up:
-    a child always has a larger index than its parent."""
+    its letter. A path's steps are sorted by the cells' ``rank`` and packed
+    into (``key_hi``, ``key_lo``), so sorting the keys sorts the paths in
+    the tree's order. A *fixed* cell (one letter in its set) is left out of
+    the path: there is nothing to choose there, and leaving it out merges the
+    paths through it with the paths that miss it (a tighter bound than a
+    one-letter choice node)."""
     n = masks.shape[0]
-    n_kind[0] = SUM
-    n_first[0] = -1
-    n_next[0] = -1
-    n_points[0] = 0
-    n_slot[0:26] = -1
-    count = 1
     path_cell = np.empty(n, np.int32)
     path_letter = np.empty(n, np.int32)
     path_node = np.empty(n, np.int32)
     next_ = np.empty(n, np.int32)
     bits_ = np.empty(n, np.int64)
-    sort_cell = np.empty(n, np.int32)
-    sort_letter = np.empty(n, np.int32)
+    codes = np.empty(n, np.int64)
     fixed = np.empty(n, np.bool_)
     for c in range(n):
         fixed[c] = (masks[c] & (masks[c] - 1)) == 0
+    count = 0
     for start in range(n):
         first = masks[start] & childmask[0]
         while first:
@@ -430,60 +372,218 @@ def build_tree(masks, rank, adj, deg, children, childmask, points, n_kind, n_lab
                 next_[d] = 0
                 bits_[d] = 0
                 used |= np.int64(1) << nb
-                if points[child] > 0:  # a word-path: into the tree, in order
-                    leaf, count = _insert(d + 1, path_cell, path_letter, rank, fixed, sort_cell, sort_letter, n_kind,
-                                          n_label, n_parent, n_first, n_next, n_points, n_slot, count)
-                    if leaf < 0:
+                if points[child] > 0:  # a word-path
+                    if count >= key_hi.shape[0]:
                         return -1
-                    if leaf_mark[child] != mark or leaf_of[child] != leaf:
-                        leaf_mark[child] = mark
-                        leaf_of[child] = leaf
-                        n_points[leaf] += points[child]
-    for i in range(count):
-        bound[i] = n_points[i] if n_kind[i] == SUM else 0
-    for i in range(count - 1, 0, -1):
-        p = n_parent[i]
-        if n_kind[i] == SUM:
-            if bound[i] > bound[p]:
-                bound[p] = bound[i]
-        else:
-            bound[p] += bound[i]
+                    m = 0
+                    for i in range(d + 1):
+                        c = path_cell[i]
+                        if not fixed[c]:
+                            code = rank[c] * 26 + path_letter[i] + 1
+                            j2 = m  # insertion sort: paths are short
+                            while j2 > 0 and codes[j2 - 1] > code:
+                                codes[j2] = codes[j2 - 1]
+                                j2 -= 1
+                            codes[j2] = code
+                            m += 1
+                    hi = np.int64(0)
+                    lo = np.int64(0)
+                    for i in range(2 * STEPS_PER_KEY):
+                        code = codes[i] if i < m else 0
+                        if i < STEPS_PER_KEY:
+                            hi = (hi << CODE_BITS) | code
+                        else:
+                            lo = (lo << CODE_BITS) | code
+                    key_hi[count] = hi
+                    key_lo[count] = lo
+                    word[count] = child
+                    count += 1
     return count
 
 
+@njit(cache=True, nogil=True)
+def _step(key_hi, key_lo, i):
+    """The i-th step code of a packed path (0: the path has ended)."""
+    if i < STEPS_PER_KEY:
+        return (key_hi >> (CODE_BITS * (STEPS_PER_KEY - 1 - i))) & ((1 << CODE_BITS) - 1)
+    return (key_lo >> (CODE_BITS * (2 * STEPS_PER_KEY - 1 - i))) & ((1 << CODE_BITS) - 1)
+
+
+@njit(cache=True, nogil=True)
+def _new_steps(hi, lo, prev, codes):
+    """Decode a path into ``codes``; returns (its length, the steps it shares with ``prev``,
+    whether its first new step's choice node is new: not the same cell as ``prev``'s step there)."""
+    m = 0
+    while m < codes.shape[0]:
+        codes[m] = _step(hi, lo, m)
+        if codes[m] == 0:
+            break
+        m += 1
+    shared = 0
+    while shared < m and codes[shared] == prev[shared]:
+        shared += 1
+    new_choice = shared == m or prev[shared] == 0 or (prev[shared] - 1) // 26 != (codes[shared] - 1) // 26
+    return m, shared, new_choice
+
+
+@njit(cache=True, nogil=True)
+def _link(parent, next_id, level, label, n_label, n_first, n_count, n_points):
+    """A new node at ``level`` under ``parent``: its number."""
+    node = next_id[level]
+    next_id[level] += 1
+    if n_count[parent] == 0:
+        n_first[parent] = node
+    n_count[parent] += 1
+    n_label[node] = label
+    n_first[node], n_count[node], n_points[node] = 0, 0, 0
+    return node
+
+
+@njit(cache=True, nogil=True)
+def assemble_tree(key_hi, key_lo, word, points, order_cell, n_label, n_first, n_count, n_points, bound,
+                  leaf_of, leaf_mark, mark):
+    """The orderly tree of the word-paths, sorted; returns the node count (-1 when the node
+    arrays are too small).
+
+    Nodes are numbered level by level (level 2i + 1: the choice nodes of
+    step i, level 2i + 2: its sum nodes), and within a level in path order.
+    Sorted paths that share a prefix are neighbours, so every node's children
+    are consecutive: ``n_first[node]`` is the first, ``n_count[node]`` how
+    many. Two sweeps: one counts each level's nodes, the next numbers them.
+    A word adds its points to a leaf once (``leaf_of``/``leaf_mark``: equal
+    paths are neighbours too). Bounds are then taken bottom-up."""
+    steps = 2 * STEPS_PER_KEY
+    levels = 2 * steps + 1
+    per_level = np.zeros(levels, np.int64)
+    per_level[0] = 1
+    prev = np.zeros(steps + 1, np.int64)
+    codes = np.zeros(steps + 1, np.int64)
+    for p in range(key_hi.shape[0]):  # sweep 1: how many nodes each level holds
+        m, shared, new_choice = _new_steps(key_hi[p], key_lo[p], prev, codes)
+        for i in range(shared, m):
+            if i > shared or new_choice:
+                per_level[2 * i + 1] += 1
+            per_level[2 * i + 2] += 1
+        prev[:] = codes
+    count = per_level.sum()
+    if count > n_label.shape[0]:
+        return -1
+    next_id = np.zeros(levels, np.int64)
+    for level in range(1, levels):
+        next_id[level] = next_id[level - 1] + per_level[level - 1]
+    on_path = np.zeros(levels, np.int64)  # the current path's node at each level
+    n_first[0], n_count[0], n_points[0] = 0, 0, 0  # the root
+    next_id[0] = 1
+    prev[:] = 0
+    for p in range(key_hi.shape[0]):  # sweep 2: number the nodes, link each to its parent
+        m, shared, new_choice = _new_steps(key_hi[p], key_lo[p], prev, codes)
+        for i in range(shared, m):
+            if i > shared or new_choice:  # else the previous path's choice node: the same cell
+                on_path[2 * i + 1] = _link(on_path[2 * i], next_id, 2 * i + 1, order_cell[(codes[i] - 1) // 26],
+                                           n_label, n_first, n_count, n_points)
+            on_path[2 * i + 2] = _link(on_path[2 * i + 1], next_id, 2 * i + 2, (codes[i] - 1) % 26, n_label,
+                                       n_first, n_count, n_points)
+        prev[:] = codes
+        leaf = on_path[2 * m]
+        w = word[p]
+        if leaf_mark[w] != mark or leaf_of[w] != leaf:
+            leaf_mark[w] = mark
+            leaf_of[w] = leaf
+            n_points[leaf] += points[w]
+    for level in range(levels - 1, -1, -1):  # children have larger numbers than their parent
+        for node in range(next_id[level] - 1, next_id[level] - per_level[level] - 1, -1):
+            first, last = n_first[node], n_first[node] + n_count[node]
+            if level % 2 == 0:  # a sum node
+                total = n_points[node]
+                for child in range(first, last):
+                    total += bound[child]
+            else:
+                total = 0
+                for child in range(first, last):
+                    total = max(total, bound[child])
+            bound[node] = total
+    return count
+
+
+@njit(cache=True, nogil=True)
+def _sort_ties(order, sorted_hi, key_lo):
+    """Within each run of equal high keys, put ``order`` in the order of the low keys
+    (insertion sort: runs are short)."""
+    start = 0
+    n = order.shape[0]
+    while start < n:
+        end = start + 1
+        while end < n and sorted_hi[end] == sorted_hi[start]:
+            end += 1
+        for i in range(start + 1, end):
+            item = order[i]
+            lo = key_lo[item]
+            j = i
+            while j > start and key_lo[order[j - 1]] > lo:
+                order[j] = order[j - 1]
+                j -= 1
+            order[j] = item
+        start = end
+
+
+def sorted_paths(key_hi: np.ndarray, key_lo: np.ndarray) -> np.ndarray:
+    """The order that sorts the paths: numpy's quicksort on the high keys (the first six
+    steps), then the ties by their low keys (np.lexsort takes six times as long)."""
+    order = np.argsort(key_hi)
+    _sort_ties(order, key_hi[order], key_lo)
+    return order
+
+
 class Tree:
-    """Reusable node arrays for :func:`build_tree` (grown when a class needs more)."""
+    """Reusable arrays for the orderly tree of a class (grown when a class needs more).
+
+    The tree is built in three passes, as danvk's builder does: collect every
+    word-path (a compiled walk), sort them (numpy), and assemble the tree from
+    the sorted paths in one sweep."""
 
     def __init__(self, tables: Tables, capacity: int = 1 << 18):
         self.tables = tables
         self.leaf_of = np.zeros(len(tables.points), np.int32)
         self.leaf_mark = np.zeros(len(tables.points), np.int32)
-        self._allocate(capacity)
+        self._allocate_nodes(capacity)
+        self._allocate_paths(capacity)
 
-    def _allocate(self, capacity: int) -> None:
-        self.kind = np.zeros(capacity, np.int8)
+    def _allocate_nodes(self, capacity: int) -> None:
         self.label = np.zeros(capacity, np.int8)  # a choice node's cell, a sum node's letter
-        self.parent = np.zeros(capacity, np.int32)
-        self.first = np.zeros(capacity, np.int32)
-        self.next = np.zeros(capacity, np.int32)
+        self.first = np.zeros(capacity, np.int32)  # a node's children: first, first + 1, ...
+        self.count = np.zeros(capacity, np.int32)  # and how many
         self.points = np.zeros(capacity, np.int64)
         self.bound = np.zeros(capacity, np.int64)
-        self.slot = np.zeros(26 * capacity, np.int32)  # node * 26 + label → child
+
+    def _allocate_paths(self, capacity: int) -> None:
+        self.key_hi = np.zeros(capacity, np.int64)
+        self.key_lo = np.zeros(capacity, np.int64)
+        self.word = np.zeros(capacity, np.int32)
 
     def build(self, masks, rank, adj, deg) -> int:
         """Build the class's tree; returns its node count."""
+        if masks.shape[0] > 2 * STEPS_PER_KEY:
+            raise ValueError(f"orderly trees take at most {2 * STEPS_PER_KEY} cells")
         t = self.tables
         while True:
-            count = build_tree(masks, rank, adj, deg, t.children, t.childmask, t.points, self.kind, self.label,
-                               self.parent, self.first, self.next, self.points, self.slot, self.bound, self.leaf_of,
-                               self.leaf_mark, t.next_mark())
+            paths = collect_paths(masks, rank, adj, deg, t.children, t.childmask, t.points, self.key_hi, self.key_lo,
+                                  self.word)
+            if paths >= 0:
+                break
+            self._allocate_paths(2 * len(self.key_hi))
+        order = sorted_paths(self.key_hi[:paths], self.key_lo[:paths])
+        key_hi, key_lo, word = self.key_hi[order], self.key_lo[order], self.word[order]  # read in order from here
+        order_cell = np.argsort(rank).astype(np.int32)  # rank -> cell
+        while True:
+            count = assemble_tree(key_hi, key_lo, word, t.points, order_cell, self.label, self.first, self.count, self.points, self.bound, self.leaf_of,
+                                  self.leaf_mark, t.next_mark())
             if count >= 0:
                 return count
-            self._allocate(2 * len(self.kind))
+            self._allocate_nodes(2 * len(self.label))
 
 
 @njit(cache=True, nogil=True)
-def break_class(masks, order, n_label, n_first, n_next, n_points, n_slot, bound, low, adj, deg, children, points,
+def break_class(masks, order, n_label, n_first, n_count, n_points, bound, low, adj, deg, children, points,
                 stamp, mark, best_letters, flag):
     """Force the cells in ``order``, depth first, dropping a subclass once its bound <= ``low``.
 
@@ -499,13 +599,11 @@ def break_class(masks, order, n_label, n_first, n_next, n_points, n_slot, bound,
     heads = np.full(n, -1, np.int32)
     sums = np.zeros(n, np.int64)
     link = np.full(n_label.shape[0], -1, np.int32)
-    choice = n_first[0]
-    while choice >= 0:
+    for choice in range(n_first[0], n_first[0] + n_count[0]):
         c = n_label[choice]
         link[choice] = heads[c]
         heads[c] = choice
         sums[c] += bound[choice]
-        choice = n_next[choice]
     snap_heads = np.empty((n, n), np.int32)
     snap_sums = np.empty((n, n), np.int64)
     snap_acc = np.empty(n, np.int64)
@@ -537,16 +635,19 @@ def break_class(masks, order, n_label, n_first, n_next, n_points, n_slot, bound,
         choice = heads[cell]
         while choice >= 0:  # each choice node of this cell gives way to the chosen letter's sum node
             following = link[choice]
-            node = n_slot[choice * 26 + letter]
+            node = -1
+            for option in range(n_first[choice], n_first[choice] + n_count[choice]):  # letters in order
+                if n_label[option] >= letter:
+                    if n_label[option] == letter:
+                        node = option
+                    break
             if node >= 0:
                 acc += n_points[node]
-                below = n_first[node]
-                while below >= 0:
+                for below in range(n_first[node], n_first[node] + n_count[node]):
                     c = n_label[below]
                     link[below] = heads[c]
                     heads[c] = below
                     sums[c] += bound[below]
-                    below = n_next[below]
             choice = following
         heads[cell] = -1
         sums[cell] = 0

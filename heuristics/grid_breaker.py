@@ -230,7 +230,7 @@ class Breaker:
             return root, best, None, 1, 0, False
         letters = np.zeros(self.n, np.int32)
         found, nodes, boards, stopped = break_class(
-            masks, self.order, tree.label, tree.first, tree.next, tree.points, tree.slot, tree.bound, best, self.adj,
+            masks, self.order, tree.label, tree.first, tree.count, tree.points, tree.bound, best, self.adj,
             self.deg, t.children, t.points, t.stamp, t.next_mark(), letters, flag)
         t.walks += int(boards) + 1  # break_class used one mark per board scored
         return root, int(found), letters if found > best else None, int(nodes) + 1, int(boards), bool(stopped)

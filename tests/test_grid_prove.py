@@ -18,7 +18,7 @@ from cpmodel.core.boards import parse_grid
 from cpmodel.core.scoring import score_table
 from cpmodel.run.grid_prove import seed_board
 from heuristics import grid
-from heuristics.grid_bound import Bounder, Tables, letters_of, mask_of
+from heuristics.grid_bound import Bounder, Tables, adjacency, length_points, letters_of, mask_of
 from heuristics.grid_breaker import (
     BUCKETS_SMALL,
     Breaker,
@@ -129,6 +129,59 @@ def test_bounds_are_upper_bounds(breaker23, cells, rnd):
     assert breaker.score(board_text(letters).replace("[qu]", "q")) == best
     sample = rnd.choice(boards)
     assert breaker.score(sample) == reference_score(sample, 3)
+
+
+def reference_tree(breaker, cells: list[str]) -> tuple[int, int]:
+    """(nodes, root bound) of the class's orderly tree built the plain way: every word-path
+    (each word against every simple path of cells), its cells with more than one letter
+    sorted by rank, inserted into nested dicts; a word counts once at a leaf."""
+    adj, deg = adjacency(breaker.rows, breaker.cols)
+    worth = length_points(BOGGLE)
+    root: dict = {"points": 0, "words": set(), "choices": {}}
+
+    def paths(tiles, cell, used):
+        if cells[cell].count(tiles[0]) == 0:
+            return
+        if len(tiles) == 1:
+            yield (cell,)
+            return
+        for nb in adj[cell][:deg[cell]]:
+            if nb not in used:
+                for rest in paths(tiles[1:], nb, used | {nb}):
+                    yield (cell, *rest)
+
+    for word in WORDS:
+        tiles = word.replace("qu", "q")
+        for start in range(breaker.n):
+            for path in paths(tiles, start, {start}):
+                node = root
+                for _, cell, letter in sorted((breaker.rank[c], c, t) for c, t in zip(path, tiles, strict=True)
+                                              if len(cells[c]) > 1):
+                    options = node["choices"].setdefault(cell, {})
+                    node = options.setdefault(letter, {"points": 0, "words": set(), "choices": {}})
+                if word not in node["words"]:
+                    node["words"].add(word)
+                    node["points"] += worth(len(word))
+
+    def size_and_bound(node) -> tuple[int, int]:
+        size, bound = 1, node["points"]
+        for options in node["choices"].values():
+            below = [size_and_bound(child) for child in options.values()]
+            size += 1 + sum(s for s, _ in below)
+            bound += max(b for _, b in below)
+        return size, bound
+
+    return size_and_bound(root)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(letter_sets, min_size=6, max_size=6))
+def test_the_sorted_build_makes_the_plain_orderly_tree(breaker23, cells):
+    """Random 2x3 classes: collecting, sorting and assembling the word-paths gives the tree
+    that inserting them one by one gives, node for node, with the same bound."""
+    masks = np.array([mask_of(c) for c in cells], dtype=np.int64)
+    nodes = breaker23.tree.build(masks, breaker23.rank, breaker23.adj, breaker23.deg)
+    assert (nodes, int(breaker23.tree.bound[0])) == reference_tree(breaker23, cells)
 
 
 def test_the_seed_search_scores_its_board_as_the_breaker_does_and_ends_when_quiet(breaker22, brute):
