@@ -534,6 +534,48 @@ def sorted_paths(key_hi: np.ndarray, key_lo: np.ndarray) -> np.ndarray:
     return order
 
 
+@njit(cache=True, nogil=True)
+def force_paths(key_hi, key_lo, word, code, out_hi, out_lo, out_word):
+    """The sorted word-paths of the subclass where the first cell of the order still open
+    shows one letter (``code``: that step); returns how many, written to ``out_*``.
+
+    Danvk's ``orderly_force_cell``, on paths: the paths through the cell with
+    another letter go, the paths through it with this letter lose that step
+    (the cell is fixed now), and the paths that miss the cell stay. Both
+    kept runs are sorted already, so one merge sorts the result, and the
+    tree assembled from it merges what went through the cell with what did
+    not: a tighter bound than forcing the old tree, which keeps them apart."""
+    top = CODE_BITS * (STEPS_PER_KEY - 1)
+    low_bits = (np.int64(1) << (CODE_BITS * STEPS_PER_KEY)) - 1
+    rank = (code - 1) // 26
+    cell_from = np.searchsorted(key_hi, np.int64(rank * 26 + 1) << top)  # before: paths of no open cell
+    cell_to = np.searchsorted(key_hi, np.int64(rank * 26 + 27) << top)  # from here: paths that miss the cell
+    kept_from = np.searchsorted(key_hi, np.int64(code) << top)
+    kept_to = np.searchsorted(key_hi, np.int64(code + 1) << top)
+    n = key_hi.shape[0]
+    a, b, out = 0, kept_from, 0  # a: the paths that stay as they are, b: the paths that lose their first step
+    hi = lo = np.int64(0)
+    while True:
+        if a == cell_from:  # the cell's own paths are not kept as they are
+            a = cell_to
+        if a >= n and b >= kept_to:
+            break
+        take_a = a < n
+        if b < kept_to:
+            hi = ((key_hi[b] << CODE_BITS) | (key_lo[b] >> top)) & low_bits
+            lo = (key_lo[b] << CODE_BITS) & low_bits
+            if take_a and (key_hi[a] > hi or (key_hi[a] == hi and key_lo[a] > lo)):
+                take_a = False
+        if take_a:
+            out_hi[out], out_lo[out], out_word[out] = key_hi[a], key_lo[a], word[a]
+            a += 1
+        else:
+            out_hi[out], out_lo[out], out_word[out] = hi, lo, word[b]
+            b += 1
+        out += 1
+    return out
+
+
 class Tree:
     """Reusable arrays for the orderly tree of a class (grown when a class needs more).
 
@@ -545,6 +587,8 @@ class Tree:
         self.tables = tables
         self.leaf_of = np.zeros(len(tables.points), np.int32)
         self.leaf_mark = np.zeros(len(tables.points), np.int32)
+        self.paths: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # the last build's, sorted
+        self._forced: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # force's output, one set a depth
         self._allocate_nodes(capacity)
         self._allocate_paths(capacity)
 
@@ -572,14 +616,33 @@ class Tree:
                 break
             self._allocate_paths(2 * len(self.key_hi))
         order = sorted_paths(self.key_hi[:paths], self.key_lo[:paths])
-        key_hi, key_lo, word = self.key_hi[order], self.key_lo[order], self.word[order]  # read in order from here
+        self.paths = (self.key_hi[order], self.key_lo[order], self.word[order])  # in order from here
+        return self.assemble(self.paths, rank)
+
+    def assemble(self, paths, rank) -> int:
+        """Assemble the tree of sorted ``paths`` (from :meth:`build` or :func:`force_paths`); its node count."""
+        key_hi, key_lo, word = paths
+        t = self.tables
         order_cell = np.argsort(rank).astype(np.int32)  # rank -> cell
         while True:
-            count = assemble_tree(key_hi, key_lo, word, t.points, order_cell, self.label, self.first, self.count, self.points, self.bound, self.leaf_of,
-                                  self.leaf_mark, t.next_mark())
+            count = assemble_tree(key_hi, key_lo, word, t.points, order_cell, self.label, self.first, self.count,
+                                  self.points, self.bound, self.leaf_of, self.leaf_mark, t.next_mark())
             if count >= 0:
                 return count
             self._allocate_nodes(2 * len(self.label))
+
+    def force(self, paths, code: int, depth: int):
+        """The sorted paths of the subclass whose first open cell takes the step ``code``
+        (:func:`force_paths`), in this depth's buffers (reused: a deeper force keeps them)."""
+        key_hi, key_lo, word = paths
+        while len(self._forced) <= depth:
+            self._forced.append((np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int32)))
+        if len(self._forced[depth][0]) < len(key_hi):
+            size = max(len(key_hi), 2 * len(self._forced[depth][0]))
+            self._forced[depth] = (np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int32))
+        out = self._forced[depth]
+        kept = force_paths(key_hi, key_lo, word, code, *out)
+        return out[0][:kept], out[1][:kept], out[2][:kept]
 
 
 @njit(cache=True, nogil=True)

@@ -21,7 +21,11 @@ Each class is *broken* (heuristics.grid_bound): its orderly tree gives an
 upper bound; cells are forced in order, depth first, and a subclass is
 dropped as soon as its bound is at most the best score known. A class is
 finished when nothing in it can beat that score; when every class is
-finished, the best board known is optimal.
+finished, the best board known is optimal. The first cells of a subclass
+whose bound is far above the score to beat are forced on its word-paths,
+with a new tree each (a tighter bound, at a price); the rest in the tree,
+which costs nothing new: danvk's hybrid of orderly_force_cell and
+orderly_bound.
 
 :func:`break_classes` is one shard's work: a list of class codes, a score to
 beat, a stop event and a deadline; it returns what it proved. The run side
@@ -56,6 +60,8 @@ BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split:
 BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split of the cells with 5 or 8 neighbours
 BUCKETS_CORNER = ("aeiosuy", "bcdfghjklmnpqrtvwxz")  # and of its corners (3 neighbours): 3^8 * 2^4 classes
 MAX_CELLS = 12  # 3x4; danvk's 4x4 proof took about 23,000 CPU-hours
+FORCE_ABOVE = 2.5  # a subclass bound above this many times the score to beat: force its next cell by new tree
+FORCE_DEPTH = 2  # for at most this many cells (3x4, 48 classes: 2.5 and 2 cost 0.99 CPU-s a class; 2 and 4, 1.55)
 
 Split = tuple[tuple[str, ...], ...]  # each cell's buckets, cell by cell
 
@@ -156,6 +162,17 @@ class Breaking:
     bounds: list = field(default_factory=list)  # each finished class's root bound (for the benchmark)
 
 
+@dataclass
+class _Tally:
+    """What breaking one class has found so far."""
+
+    best: int  # the score to beat, raised by every better board found
+    letters: np.ndarray | None = None  # that board
+    nodes: int = 0
+    boards: int = 0
+    stopped: bool = False
+
+
 class Breaker:
     """The kernels for one lexicon and board shape."""
 
@@ -222,18 +239,55 @@ class Breaker:
         return int(board_score(letters_of(board), self.adj, self.deg, t.children, t.points, t.stamp, t.next_mark()))
 
     def break_masks(self, masks: np.ndarray, best: int, flag: np.ndarray):
-        """(root bound, best, best letters or None, nodes, boards, stopped) for one class."""
-        tree, t = self.tree, self.tables
+        """(root bound, best, best letters or None, nodes, boards, stopped) for one class.
+
+        While a subclass's bound is far above the score to beat (``FORCE_ABOVE``
+        times it), its next cell is forced by assembling a new tree from its
+        paths (:meth:`Tree.force`): the paths through the cell merge with those
+        that miss it, a tighter bound than the old tree gives. Below that, or
+        ``FORCE_DEPTH`` cells down, :func:`break_class` forces the rest in the
+        tree it has, which costs no new nodes."""
+        tree = self.tree
         tree.build(masks, self.rank, self.adj, self.deg)
         root = int(tree.bound[0])
         if root <= best:
             return root, best, None, 1, 0, False
-        letters = np.zeros(self.n, np.int32)
-        found, nodes, boards, stopped = break_class(
-            masks, self.order, tree.label, tree.first, tree.count, tree.points, tree.bound, best, self.adj,
-            self.deg, t.children, t.points, t.stamp, t.next_mark(), letters, flag)
-        t.walks += int(boards) + 1  # break_class used one mark per board scored
-        return root, int(found), letters if found > best else None, int(nodes) + 1, int(boards), bool(stopped)
+        tally = _Tally(best)
+        self._break_tree(masks.copy(), tree.paths, 0, tally, flag)
+        return root, tally.best, tally.letters, tally.nodes + 1, tally.boards, tally.stopped
+
+    def _break_tree(self, masks: np.ndarray, paths, depth: int, tally: _Tally, flag: np.ndarray) -> None:
+        """Break the subclass ``masks`` (cells ``order[:depth]`` fixed) whose tree, of ``paths``, is in ``self.tree``."""
+        tree, t = self.tree, self.tables
+        if depth >= FORCE_DEPTH or tree.bound[0] <= FORCE_ABOVE * tally.best:
+            letters = np.zeros(self.n, np.int32)
+            found, nodes, boards, stopped = break_class(
+                masks, self.order, tree.label, tree.first, tree.count, tree.points, tree.bound, tally.best, self.adj,
+                self.deg, t.children, t.points, t.stamp, t.next_mark(), letters, flag)
+            t.walks += int(boards) + 1  # break_class used one mark per board scored
+            tally.nodes += int(nodes)
+            tally.boards += int(boards)
+            if found > tally.best:
+                tally.best, tally.letters = int(found), letters
+            tally.stopped = bool(stopped)
+            return
+        cell = self.order[depth]
+        whole = int(masks[cell])
+        for letter in range(26):
+            if not (whole >> letter) & 1:
+                continue
+            if flag[0]:
+                tally.stopped = True
+                break
+            sub = tree.force(paths, depth * 26 + letter + 1, depth)
+            tree.assemble(sub, self.rank)
+            tally.nodes += 1
+            if tree.bound[0] > tally.best:
+                masks[cell] = 1 << letter
+                self._break_tree(masks, sub, depth + 1, tally, flag)
+                if tally.stopped:
+                    break
+        masks[cell] = whole
 
     def break_classes(self, codes, best: int, stop=None, deadline: float | None = None) -> Breaking:
         """Break every class of ``codes`` against the score ``best`` until done, ``stop`` is set or the deadline."""

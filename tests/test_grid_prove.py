@@ -184,6 +184,23 @@ def test_the_sorted_build_makes_the_plain_orderly_tree(breaker23, cells):
     assert (nodes, int(breaker23.tree.bound[0])) == reference_tree(breaker23, cells)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.lists(letter_sets, min_size=6, max_size=6), st.data())
+def test_forcing_cells_on_the_paths_makes_the_subclass_tree(breaker23, cells, data):
+    """Forcing the first two open cells of the order on the sorted paths, then assembling,
+    gives the plain tree of the subclass with those cells fixed."""
+    b = breaker23
+    b.tree.build(np.array([mask_of(c) for c in cells], dtype=np.int64), b.rank, b.adj, b.deg)
+    paths = b.tree.paths
+    for depth in range(2):
+        cell = int(b.order[depth])
+        letter = data.draw(st.sampled_from(cells[cell]))
+        paths = b.tree.force(paths, depth * 26 + ord(letter) - 97 + 1, depth)
+        cells = [letter if c == cell else letters for c, letters in enumerate(cells)]
+        nodes = b.tree.assemble(paths, b.rank)
+        assert (nodes, int(b.tree.bound[0])) == reference_tree(b, cells)
+
+
 def test_the_seed_search_scores_its_board_as_the_breaker_does_and_ends_when_quiet(breaker22, brute):
     """The proof's first score to beat is a real board's, scored by the breaker; on 2x2 the
     pool hill climber finds the brute-force optimum and stops long before its 60 s."""
