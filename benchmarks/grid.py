@@ -361,7 +361,7 @@ def best_boards(args, console) -> dict:
         r["seconds_to_target"] = reached(r["history"], target) if target else None
         if stop_at and stop_at != target:
             r["seconds_to_best_known"] = reached(r["history"], stop_at)
-        if stop_at and r["method"].startswith("grid") and r["best"] >= stop_at:  # both timed whole process:
+        if stop_at == target and r["method"].startswith("grid") and r["best"] >= stop_at:  # both timed whole process:
             r["search_seconds_to_target"] = r["seconds_to_target"]  # ours from its own search's start,
             r["seconds_to_target"] = r["wall_seconds"]  # and from launch to exit (it stops on reaching it)
     best_board = {"size": args.size, "seconds": args.seconds, "target": target, "best_known": stop_at, "runs": runs}
