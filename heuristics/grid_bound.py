@@ -301,34 +301,42 @@ def mask_of(letters: str) -> int:
 #
 # The tree is built from the paths sorted, not by inserting them one by one:
 # inserting looks up a child at every step, a cache miss in a tree of
-# millions of nodes, while sorted paths that share a prefix are neighbours,
+# millions of nodes, while sorted paths that share a prefix are neighbours
+# (a path's key, one 5-bit slot a cell in the order, sorts them so),
 # so one sweep makes each node once, level by level, with every node's
 # children side by side. A word counts once at a leaf (equal paths are
 # neighbours too).
 
-CODE_BITS = 9  # a path step (cell rank, letter) as rank * 26 + letter + 1: 1..312 < 2**9
-STEPS_PER_KEY = 6  # steps packed into one int64 key, the first step highest: keys sort like the paths
+SLOT_BITS = 5  # a path's key: 5 bits a cell, in rank order, the first cell highest (letter + 1, 0: not on it)
+SLOTS = 12  # cells a key holds: 60 bits
 
 
 @njit(cache=True, nogil=True)
-def collect_paths(masks, rank, adj, deg, children, childmask, points, key_hi, key_lo, word):
-    """Every word-path of the class ``masks`` as two sort keys and its word's trie node;
+def _slot(rank, letter):
+    return np.int64(letter + 1) << (SLOT_BITS * (SLOTS - 1 - rank))
+
+
+@njit(cache=True, nogil=True)
+def collect_paths(masks, rank, adj, deg, children, childmask, points, keys, word):
+    """Every word-path of the class ``masks`` as a sort key and its word's trie node;
     returns how many (-1 when the arrays are too small).
 
     The walk is the trie walk of a board, with a cell's letter set in place of
-    its letter. A path's steps are sorted by the cells' ``rank`` and packed
-    into (``key_hi``, ``key_lo``), so sorting the keys sorts the paths in
-    the tree's order. A *fixed* cell (one letter in its set) is left out of
-    the path: there is nothing to choose there, and leaving it out merges the
-    paths through it with the paths that miss it (a tighter bound than a
-    one-letter choice node)."""
+    its letter. A path's key gives each cell a slot, in the order of the
+    cells' ``rank``: the letter it shows there, or 0 off the path. Sorting
+    the keys puts the paths that share their first steps side by side, as the
+    tree needs (the paths that end, then those whose next cell comes last in
+    the order, ... then those whose next cell comes first), and the key grows
+    one slot a step, with no sorting of the path's cells. A *fixed* cell
+    (one letter in its set) is left out of the key: there is nothing to
+    choose there, and leaving it out merges the paths through it with the
+    paths that miss it (a tighter bound than a one-letter choice node)."""
     n = masks.shape[0]
     path_cell = np.empty(n, np.int32)
-    path_letter = np.empty(n, np.int32)
     path_node = np.empty(n, np.int32)
+    path_key = np.empty(n, np.int64)
     next_ = np.empty(n, np.int32)
     bits_ = np.empty(n, np.int64)
-    codes = np.empty(n, np.int64)
     fixed = np.empty(n, np.bool_)
     for c in range(n):
         fixed[c] = (masks[c] & (masks[c] - 1)) == 0
@@ -338,9 +346,10 @@ def collect_paths(masks, rank, adj, deg, children, childmask, points, key_hi, ke
         while first:
             low = first & -first
             first ^= low
+            letter = _letter(low)
             path_cell[0] = start
-            path_letter[0] = _letter(low)
-            path_node[0] = children[0, path_letter[0]]
+            path_node[0] = children[0, letter]
+            path_key[0] = 0 if fixed[start] else _slot(rank[start], letter)
             next_[0] = 0
             bits_[0] = 0
             used = np.int64(1) << start
@@ -365,60 +374,35 @@ def collect_paths(masks, rank, adj, deg, children, childmask, points, key_hi, ke
                 nb = adj[cell, j - 1]
                 letter = _letter(low)
                 child = children[node, letter]
+                key = path_key[d] if fixed[nb] else path_key[d] | _slot(rank[nb], letter)
                 d += 1
                 path_cell[d] = nb
-                path_letter[d] = letter
                 path_node[d] = child
+                path_key[d] = key
                 next_[d] = 0
                 bits_[d] = 0
                 used |= np.int64(1) << nb
                 if points[child] > 0:  # a word-path
-                    if count >= key_hi.shape[0]:
+                    if count >= keys.shape[0]:
                         return -1
-                    m = 0
-                    for i in range(d + 1):
-                        c = path_cell[i]
-                        if not fixed[c]:
-                            code = rank[c] * 26 + path_letter[i] + 1
-                            j2 = m  # insertion sort: paths are short
-                            while j2 > 0 and codes[j2 - 1] > code:
-                                codes[j2] = codes[j2 - 1]
-                                j2 -= 1
-                            codes[j2] = code
-                            m += 1
-                    hi = np.int64(0)
-                    lo = np.int64(0)
-                    for i in range(2 * STEPS_PER_KEY):
-                        code = codes[i] if i < m else 0
-                        if i < STEPS_PER_KEY:
-                            hi = (hi << CODE_BITS) | code
-                        else:
-                            lo = (lo << CODE_BITS) | code
-                    key_hi[count] = hi
-                    key_lo[count] = lo
+                    keys[count] = key
                     word[count] = child
                     count += 1
     return count
 
 
 @njit(cache=True, nogil=True)
-def _step(key_hi, key_lo, i):
-    """The i-th step code of a packed path (0: the path has ended)."""
-    if i < STEPS_PER_KEY:
-        return (key_hi >> (CODE_BITS * (STEPS_PER_KEY - 1 - i))) & ((1 << CODE_BITS) - 1)
-    return (key_lo >> (CODE_BITS * (2 * STEPS_PER_KEY - 1 - i))) & ((1 << CODE_BITS) - 1)
-
-
-@njit(cache=True, nogil=True)
-def _new_steps(hi, lo, prev, codes):
-    """Decode a path into ``codes``; returns (its length, the steps it shares with ``prev``,
-    whether its first new step's choice node is new: not the same cell as ``prev``'s step there)."""
+def _new_steps(key, prev, codes):
+    """Decode a path's key into ``codes`` (a step: rank * 26 + letter + 1, in rank order, 0 after
+    the last); returns (its length, the steps it shares with ``prev``, whether its first new
+    step's choice node is new: not the same cell as ``prev``'s step there)."""
     m = 0
-    while m < codes.shape[0]:
-        codes[m] = _step(hi, lo, m)
-        if codes[m] == 0:
-            break
-        m += 1
+    for r in range(SLOTS):
+        v = (key >> (SLOT_BITS * (SLOTS - 1 - r))) & ((1 << SLOT_BITS) - 1)
+        if v:
+            codes[m] = r * 26 + v
+            m += 1
+    codes[m] = 0
     shared = 0
     while shared < m and codes[shared] == prev[shared]:
         shared += 1
@@ -440,8 +424,8 @@ def _link(parent, next_id, level, label, n_label, n_first, n_count, n_points):
 
 
 @njit(cache=True, nogil=True)
-def assemble_tree(key_hi, key_lo, word, points, order_cell, n_label, n_first, n_count, n_points, bound,
-                  leaf_of, leaf_mark, mark):
+def assemble_tree(keys, word, points, order_cell, n_label, n_first, n_count, n_points, bound, leaf_of,
+                  leaf_mark, mark):
     """The orderly tree of the word-paths, sorted; returns the node count (-1 when the node
     arrays are too small).
 
@@ -452,14 +436,14 @@ def assemble_tree(key_hi, key_lo, word, points, order_cell, n_label, n_first, n_
     many. Two sweeps: one counts each level's nodes, the next numbers them.
     A word adds its points to a leaf once (``leaf_of``/``leaf_mark``: equal
     paths are neighbours too). Bounds are then taken bottom-up."""
-    steps = 2 * STEPS_PER_KEY
+    steps = SLOTS
     levels = 2 * steps + 1
     per_level = np.zeros(levels, np.int64)
     per_level[0] = 1
     prev = np.zeros(steps + 1, np.int64)
     codes = np.zeros(steps + 1, np.int64)
-    for p in range(key_hi.shape[0]):  # sweep 1: how many nodes each level holds
-        m, shared, new_choice = _new_steps(key_hi[p], key_lo[p], prev, codes)
+    for p in range(keys.shape[0]):  # sweep 1: how many nodes each level holds
+        m, shared, new_choice = _new_steps(keys[p], prev, codes)
         for i in range(shared, m):
             if i > shared or new_choice:
                 per_level[2 * i + 1] += 1
@@ -475,8 +459,8 @@ def assemble_tree(key_hi, key_lo, word, points, order_cell, n_label, n_first, n_
     n_first[0], n_count[0], n_points[0] = 0, 0, 0  # the root
     next_id[0] = 1
     prev[:] = 0
-    for p in range(key_hi.shape[0]):  # sweep 2: number the nodes, link each to its parent
-        m, shared, new_choice = _new_steps(key_hi[p], key_lo[p], prev, codes)
+    for p in range(keys.shape[0]):  # sweep 2: number the nodes, link each to its parent
+        m, shared, new_choice = _new_steps(keys[p], prev, codes)
         for i in range(shared, m):
             if i > shared or new_choice:  # else the previous path's choice node: the same cell
                 on_path[2 * i + 1] = _link(on_path[2 * i], next_id, 2 * i + 1, order_cell[(codes[i] - 1) // 26],
@@ -506,38 +490,10 @@ def assemble_tree(key_hi, key_lo, word, points, order_cell, n_label, n_first, n_
 
 
 @njit(cache=True, nogil=True)
-def _sort_ties(order, sorted_hi, key_lo):
-    """Within each run of equal high keys, put ``order`` in the order of the low keys
-    (insertion sort: runs are short)."""
-    start = 0
-    n = order.shape[0]
-    while start < n:
-        end = start + 1
-        while end < n and sorted_hi[end] == sorted_hi[start]:
-            end += 1
-        for i in range(start + 1, end):
-            item = order[i]
-            lo = key_lo[item]
-            j = i
-            while j > start and key_lo[order[j - 1]] > lo:
-                order[j] = order[j - 1]
-                j -= 1
-            order[j] = item
-        start = end
-
-
-def sorted_paths(key_hi: np.ndarray, key_lo: np.ndarray) -> np.ndarray:
-    """The order that sorts the paths: numpy's quicksort on the high keys (the first six
-    steps), then the ties by their low keys (np.lexsort takes six times as long)."""
-    order = np.argsort(key_hi)
-    _sort_ties(order, key_hi[order], key_lo)
-    return order
-
-
-@njit(cache=True, nogil=True)
-def force_paths(key_hi, key_lo, word, code, out_hi, out_lo, out_word):
+def force_paths(keys, word, code, out_keys, out_word):
     """The sorted word-paths of the subclass where the first cell of the order still open
-    shows one letter (``code``: that step); returns how many, written to ``out_*``.
+    shows one letter (``code``: that step, rank * 26 + letter + 1); returns how many,
+    written to ``out_*``.
 
     Danvk's ``orderly_force_cell``, on paths: the paths through the cell with
     another letter go, the paths through it with this letter lose that step
@@ -545,32 +501,18 @@ def force_paths(key_hi, key_lo, word, code, out_hi, out_lo, out_word):
     kept runs are sorted already, so one merge sorts the result, and the
     tree assembled from it merges what went through the cell with what did
     not: a tighter bound than forcing the old tree, which keeps them apart."""
-    top = CODE_BITS * (STEPS_PER_KEY - 1)
-    low_bits = (np.int64(1) << (CODE_BITS * STEPS_PER_KEY)) - 1
-    rank = (code - 1) // 26
-    cell_from = np.searchsorted(key_hi, np.int64(rank * 26 + 1) << top)  # before: paths of no open cell
-    cell_to = np.searchsorted(key_hi, np.int64(rank * 26 + 27) << top)  # from here: paths that miss the cell
-    kept_from = np.searchsorted(key_hi, np.int64(code) << top)
-    kept_to = np.searchsorted(key_hi, np.int64(code + 1) << top)
-    n = key_hi.shape[0]
-    a, b, out = 0, kept_from, 0  # a: the paths that stay as they are, b: the paths that lose their first step
-    hi = lo = np.int64(0)
-    while True:
-        if a == cell_from:  # the cell's own paths are not kept as they are
-            a = cell_to
-        if a >= n and b >= kept_to:
-            break
-        take_a = a < n
-        if b < kept_to:
-            hi = ((key_hi[b] << CODE_BITS) | (key_lo[b] >> top)) & low_bits
-            lo = (key_lo[b] << CODE_BITS) & low_bits
-            if take_a and (key_hi[a] > hi or (key_hi[a] == hi and key_lo[a] > lo)):
-                take_a = False
-        if take_a:
-            out_hi[out], out_lo[out], out_word[out] = key_hi[a], key_lo[a], word[a]
+    shift = SLOT_BITS * (SLOTS - 1 - (code - 1) // 26)
+    letter_slot = np.int64((code - 1) % 26 + 1) << shift
+    stay_to = np.searchsorted(keys, np.int64(1) << shift)  # no slot above this cell's is set: these miss it
+    lose_from = np.searchsorted(keys, letter_slot)
+    lose_to = np.searchsorted(keys, letter_slot + (np.int64(1) << shift))
+    a, b, out = 0, lose_from, 0
+    while a < stay_to or b < lose_to:
+        if b >= lose_to or (a < stay_to and keys[a] <= keys[b] - letter_slot):
+            out_keys[out], out_word[out] = keys[a], word[a]
             a += 1
         else:
-            out_hi[out], out_lo[out], out_word[out] = hi, lo, word[b]
+            out_keys[out], out_word[out] = keys[b] - letter_slot, word[b]
             b += 1
         out += 1
     return out
@@ -580,15 +522,15 @@ class Tree:
     """Reusable arrays for the orderly tree of a class (grown when a class needs more).
 
     The tree is built in three passes, as danvk's builder does: collect every
-    word-path (a compiled walk), sort them (numpy), and assemble the tree from
-    the sorted paths in one sweep."""
+    word-path (a compiled walk), sort their keys (numpy), and assemble the
+    tree from the sorted paths in one sweep."""
 
     def __init__(self, tables: Tables, capacity: int = 1 << 18):
         self.tables = tables
         self.leaf_of = np.zeros(len(tables.points), np.int32)
         self.leaf_mark = np.zeros(len(tables.points), np.int32)
-        self.paths: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None  # the last build's, sorted
-        self._forced: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # force's output, one set a depth
+        self.paths: tuple[np.ndarray, np.ndarray] | None = None  # the last build's (keys, words), sorted
+        self._forced: list[tuple[np.ndarray, np.ndarray]] = []  # force's output, one pair a depth
         self._allocate_nodes(capacity)
         self._allocate_paths(capacity)
 
@@ -600,33 +542,31 @@ class Tree:
         self.bound = np.zeros(capacity, np.int64)
 
     def _allocate_paths(self, capacity: int) -> None:
-        self.key_hi = np.zeros(capacity, np.int64)
-        self.key_lo = np.zeros(capacity, np.int64)
+        self.keys = np.zeros(capacity, np.int64)
         self.word = np.zeros(capacity, np.int32)
 
     def build(self, masks, rank, adj, deg) -> int:
         """Build the class's tree; returns its node count."""
-        if masks.shape[0] > 2 * STEPS_PER_KEY:
-            raise ValueError(f"orderly trees take at most {2 * STEPS_PER_KEY} cells")
+        if masks.shape[0] > SLOTS:
+            raise ValueError(f"orderly trees take at most {SLOTS} cells")
         t = self.tables
         while True:
-            paths = collect_paths(masks, rank, adj, deg, t.children, t.childmask, t.points, self.key_hi, self.key_lo,
-                                  self.word)
+            paths = collect_paths(masks, rank, adj, deg, t.children, t.childmask, t.points, self.keys, self.word)
             if paths >= 0:
                 break
-            self._allocate_paths(2 * len(self.key_hi))
-        order = sorted_paths(self.key_hi[:paths], self.key_lo[:paths])
-        self.paths = (self.key_hi[order], self.key_lo[order], self.word[order])  # in order from here
+            self._allocate_paths(2 * len(self.keys))
+        order = np.argsort(self.keys[:paths])
+        self.paths = (self.keys[order], self.word[order])
         return self.assemble(self.paths, rank)
 
     def assemble(self, paths, rank) -> int:
-        """Assemble the tree of sorted ``paths`` (from :meth:`build` or :func:`force_paths`); its node count."""
-        key_hi, key_lo, word = paths
+        """Assemble the tree of sorted ``paths`` (from :meth:`build` or :meth:`force`); its node count."""
+        keys, word = paths
         t = self.tables
         order_cell = np.argsort(rank).astype(np.int32)  # rank -> cell
         while True:
-            count = assemble_tree(key_hi, key_lo, word, t.points, order_cell, self.label, self.first, self.count,
-                                  self.points, self.bound, self.leaf_of, self.leaf_mark, t.next_mark())
+            count = assemble_tree(keys, word, t.points, order_cell, self.label, self.first, self.count, self.points,
+                                  self.bound, self.leaf_of, self.leaf_mark, t.next_mark())
             if count >= 0:
                 return count
             self._allocate_nodes(2 * len(self.label))
@@ -634,15 +574,15 @@ class Tree:
     def force(self, paths, code: int, depth: int):
         """The sorted paths of the subclass whose first open cell takes the step ``code``
         (:func:`force_paths`), in this depth's buffers (reused: a deeper force keeps them)."""
-        key_hi, key_lo, word = paths
+        keys, word = paths
         while len(self._forced) <= depth:
-            self._forced.append((np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0, np.int32)))
-        if len(self._forced[depth][0]) < len(key_hi):
-            size = max(len(key_hi), 2 * len(self._forced[depth][0]))
-            self._forced[depth] = (np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size, np.int32))
+            self._forced.append((np.empty(0, np.int64), np.empty(0, np.int32)))
+        if len(self._forced[depth][0]) < len(keys):
+            size = max(len(keys), 2 * len(self._forced[depth][0]))
+            self._forced[depth] = (np.empty(size, np.int64), np.empty(size, np.int32))
         out = self._forced[depth]
-        kept = force_paths(key_hi, key_lo, word, code, *out)
-        return out[0][:kept], out[1][:kept], out[2][:kept]
+        kept = force_paths(keys, word, code, *out)
+        return out[0][:kept], out[1][:kept]
 
 
 @njit(cache=True, nogil=True)
