@@ -303,8 +303,8 @@ def mask_of(letters: str) -> int:
 # inserting looks up a child at every step, a cache miss in a tree of
 # millions of nodes, while sorted paths that share a prefix are neighbours
 # (a path's key, one 5-bit slot a cell in the order, sorts them so),
-# so one sweep makes each node once, level by level, with every node's
-# children side by side. A word counts once at a leaf (equal paths are
+# so one sweep makes each node once, in preorder, and finishes its bound
+# when the sweep leaves it. A word counts once at a leaf (equal paths are
 # neighbours too).
 
 SLOT_BITS = 5  # a path's key: 5 bits a cell, in rank order, the first cell highest (letter + 1, 0: not on it)
@@ -411,81 +411,70 @@ def _new_steps(key, prev, codes):
 
 
 @njit(cache=True, nogil=True)
-def _link(parent, next_id, level, label, n_label, n_first, n_count, n_points):
-    """A new node at ``level`` under ``parent``: its number."""
-    node = next_id[level]
-    next_id[level] += 1
-    if n_count[parent] == 0:
-        n_first[parent] = node
-    n_count[parent] += 1
-    n_label[node] = label
-    n_first[node], n_count[node], n_points[node] = 0, 0, 0
-    return node
+def _close(level, open_, acc, n_end, n_points, bound, count):
+    """Close the open node at ``level``: its subtree ends at ``count``, its bound is final and
+    goes to its parent (a sum node adds its children's bounds, a choice node takes the largest)."""
+    node = open_[level]
+    value = n_points[node] + acc[level]
+    n_end[node] = count
+    bound[node] = value
+    if level > 0:
+        if level % 2 == 1:  # the parent is a sum node
+            acc[level - 1] += value
+        elif value > acc[level - 1]:
+            acc[level - 1] = value
 
 
 @njit(cache=True, nogil=True)
-def assemble_tree(keys, word, points, order_cell, n_label, n_first, n_count, n_points, bound, leaf_of,
-                  leaf_mark, mark):
+def assemble_tree(keys, word, points, order_cell, n_label, n_end, n_points, bound, leaf_of, leaf_mark, mark):
     """The orderly tree of the word-paths, sorted; returns the node count (-1 when the node
     arrays are too small).
 
-    Nodes are numbered level by level (level 2i + 1: the choice nodes of
-    step i, level 2i + 2: its sum nodes), and within a level in path order.
-    Sorted paths that share a prefix are neighbours, so every node's children
-    are consecutive: ``n_first[node]`` is the first, ``n_count[node]`` how
-    many. Two sweeps: one counts each level's nodes, the next numbers them.
-    A word adds its points to a leaf once (``leaf_of``/``leaf_mark``: equal
-    paths are neighbours too). Bounds are then taken bottom-up."""
-    steps = SLOTS
-    levels = 2 * steps + 1
-    per_level = np.zeros(levels, np.int64)
-    per_level[0] = 1
-    prev = np.zeros(steps + 1, np.int64)
-    codes = np.zeros(steps + 1, np.int64)
-    for p in range(keys.shape[0]):  # sweep 1: how many nodes each level holds
+    One sweep. Nodes are numbered in *preorder*: a node, then its children's
+    subtrees one after another, so a node's first child is the next number
+    and ``n_end[node]`` (the number after its subtree) is its next
+    sibling. Sorted paths that share a prefix are neighbours, so a node is
+    made when the first path through it comes, and it is finished, with its
+    bound, when the first path that leaves it comes: the open nodes are the
+    current path's, one a level (level 2i + 1: the choice node of step i,
+    level 2i + 2: its sum node). A word adds its points to a leaf once
+    (``leaf_of``/``leaf_mark``: equal paths are neighbours too)."""
+    levels = 2 * SLOTS + 1
+    open_ = np.zeros(levels, np.int64)  # the current path's node at each level
+    acc = np.zeros(levels, np.int64)  # the bounds of its children closed so far: summed, or their max
+    prev = np.zeros(SLOTS + 1, np.int64)
+    codes = np.zeros(SLOTS + 1, np.int64)
+    capacity = n_label.shape[0]
+    n_label[0], n_points[0] = 0, 0  # the root
+    count = 1
+    top = 0  # the deepest open level
+    for p in range(keys.shape[0]):
         m, shared, new_choice = _new_steps(keys[p], prev, codes)
-        for i in range(shared, m):
-            if i > shared or new_choice:
-                per_level[2 * i + 1] += 1
-            per_level[2 * i + 2] += 1
-        prev[:] = codes
-    count = per_level.sum()
-    if count > n_label.shape[0]:
-        return -1
-    next_id = np.zeros(levels, np.int64)
-    for level in range(1, levels):
-        next_id[level] = next_id[level - 1] + per_level[level - 1]
-    on_path = np.zeros(levels, np.int64)  # the current path's node at each level
-    n_first[0], n_count[0], n_points[0] = 0, 0, 0  # the root
-    next_id[0] = 1
-    prev[:] = 0
-    for p in range(keys.shape[0]):  # sweep 2: number the nodes, link each to its parent
-        m, shared, new_choice = _new_steps(keys[p], prev, codes)
+        keep = 2 * shared if new_choice else 2 * shared + 1
+        while top > keep:
+            _close(top, open_, acc, n_end, n_points, bound, count)
+            top -= 1
+        if count + 2 * (m - shared) > capacity:
+            return -1
         for i in range(shared, m):
             if i > shared or new_choice:  # else the previous path's choice node: the same cell
-                on_path[2 * i + 1] = _link(on_path[2 * i], next_id, 2 * i + 1, order_cell[(codes[i] - 1) // 26],
-                                           n_label, n_first, n_count, n_points)
-            on_path[2 * i + 2] = _link(on_path[2 * i + 1], next_id, 2 * i + 2, (codes[i] - 1) % 26, n_label,
-                                       n_first, n_count, n_points)
+                n_label[count], n_points[count] = order_cell[(codes[i] - 1) // 26], 0
+                open_[2 * i + 1], acc[2 * i + 1] = count, 0
+                count += 1
+            n_label[count], n_points[count] = (codes[i] - 1) % 26, 0
+            open_[2 * i + 2], acc[2 * i + 2] = count, 0
+            count += 1
+        top = 2 * m
         prev[:] = codes
-        leaf = on_path[2 * m]
+        leaf = open_[top]
         w = word[p]
         if leaf_mark[w] != mark or leaf_of[w] != leaf:
             leaf_mark[w] = mark
             leaf_of[w] = leaf
             n_points[leaf] += points[w]
-    for level in range(levels - 1, -1, -1):  # children have larger numbers than their parent
-        for node in range(next_id[level] - 1, next_id[level] - per_level[level] - 1, -1):
-            first, last = n_first[node], n_first[node] + n_count[node]
-            if level % 2 == 0:  # a sum node
-                total = n_points[node]
-                for child in range(first, last):
-                    total += bound[child]
-            else:
-                total = 0
-                for child in range(first, last):
-                    total = max(total, bound[child])
-            bound[node] = total
+    while top >= 0:
+        _close(top, open_, acc, n_end, n_points, bound, count)
+        top -= 1
     return count
 
 
@@ -536,8 +525,7 @@ class Tree:
 
     def _allocate_nodes(self, capacity: int) -> None:
         self.label = np.zeros(capacity, np.int8)  # a choice node's cell, a sum node's letter
-        self.first = np.zeros(capacity, np.int32)  # a node's children: first, first + 1, ...
-        self.count = np.zeros(capacity, np.int32)  # and how many
+        self.end = np.zeros(capacity, np.int32)  # the number after a node's subtree: its next sibling
         self.points = np.zeros(capacity, np.int64)
         self.bound = np.zeros(capacity, np.int64)
 
@@ -565,8 +553,8 @@ class Tree:
         t = self.tables
         order_cell = np.argsort(rank).astype(np.int32)  # rank -> cell
         while True:
-            count = assemble_tree(keys, word, t.points, order_cell, self.label, self.first, self.count, self.points,
-                                  self.bound, self.leaf_of, self.leaf_mark, t.next_mark())
+            count = assemble_tree(keys, word, t.points, order_cell, self.label, self.end, self.points, self.bound,
+                                  self.leaf_of, self.leaf_mark, t.next_mark())
             if count >= 0:
                 return count
             self._allocate_nodes(2 * len(self.label))
@@ -586,7 +574,7 @@ class Tree:
 
 
 @njit(cache=True, nogil=True)
-def break_class(masks, order, n_label, n_first, n_count, n_points, bound, low, adj, deg, children, points,
+def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, children, points,
                 stamp, mark, best_letters, flag):
     """Force the cells in ``order``, depth first, dropping a subclass once its bound <= ``low``.
 
@@ -601,12 +589,14 @@ def break_class(masks, order, n_label, n_first, n_count, n_points, bound, low, a
     n = masks.shape[0]
     heads = np.full(n, -1, np.int32)
     sums = np.zeros(n, np.int64)
-    link = np.full(n_label.shape[0], -1, np.int32)
-    for choice in range(n_first[0], n_first[0] + n_count[0]):
+    link = np.empty(n_end[0], np.int32)  # a node's next in its cell's list, written when it is pushed
+    choice = 1  # the root's children: its first is the next node, each child's next its end
+    while choice < n_end[0]:
         c = n_label[choice]
         link[choice] = heads[c]
         heads[c] = choice
         sums[c] += bound[choice]
+        choice = n_end[choice]
     snap_heads = np.empty((n, n), np.int32)
     snap_sums = np.empty((n, n), np.int64)
     snap_acc = np.empty(n, np.int64)
@@ -639,18 +629,22 @@ def break_class(masks, order, n_label, n_first, n_count, n_points, bound, low, a
         while choice >= 0:  # each choice node of this cell gives way to the chosen letter's sum node
             following = link[choice]
             node = -1
-            for option in range(n_first[choice], n_first[choice] + n_count[choice]):  # letters in order
+            option = choice + 1
+            while option < n_end[choice]:  # letters in order
                 if n_label[option] >= letter:
                     if n_label[option] == letter:
                         node = option
                     break
+                option = n_end[option]
             if node >= 0:
                 acc += n_points[node]
-                for below in range(n_first[node], n_first[node] + n_count[node]):
+                below = node + 1
+                while below < n_end[node]:
                     c = n_label[below]
                     link[below] = heads[c]
                     heads[c] = below
                     sums[c] += bound[below]
+                    below = n_end[below]
             choice = following
         heads[cell] = -1
         sums[cell] = 0

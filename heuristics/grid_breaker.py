@@ -262,7 +262,7 @@ class Breaker:
         if depth >= FORCE_DEPTH or tree.bound[0] <= FORCE_ABOVE * tally.best:
             letters = np.zeros(self.n, np.int32)
             found, nodes, boards, stopped = break_class(
-                masks, self.order, tree.label, tree.first, tree.count, tree.points, tree.bound, tally.best, self.adj,
+                masks, self.order, tree.label, tree.end, tree.points, tree.bound, tally.best, self.adj,
                 self.deg, t.children, t.points, t.stamp, t.next_mark(), letters, flag)
             t.walks += int(boards) + 1  # break_class used one mark per board scored
             tally.nodes += int(nodes)
