@@ -34,6 +34,7 @@ import functools
 
 import numpy as np
 from numba import njit
+from numba.cpython.unsafe.numbers import leading_zeros  # count leading zero bits: one instruction
 
 from cpmodel.core.scoring import ScoreTable, points_for_length
 
@@ -309,6 +310,7 @@ def mask_of(letters: str) -> int:
 
 SLOT_BITS = 5  # a path's key: 5 bits a cell, in rank order, the first cell highest (letter + 1, 0: not on it)
 SLOTS = 12  # cells a key holds: 60 bits
+KEY_SPARE_BITS = 64 - SLOT_BITS * SLOTS  # the high bits of a key no slot uses
 
 
 @njit(cache=True, nogil=True)
@@ -392,25 +394,6 @@ def collect_paths(masks, rank, adj, deg, children, childmask, points, keys, word
 
 
 @njit(cache=True, nogil=True)
-def _new_steps(key, prev, codes):
-    """Decode a path's key into ``codes`` (a step: rank * 26 + letter + 1, in rank order, 0 after
-    the last); returns (its length, the steps it shares with ``prev``, whether its first new
-    step's choice node is new: not the same cell as ``prev``'s step there)."""
-    m = 0
-    for r in range(SLOTS):
-        v = (key >> (SLOT_BITS * (SLOTS - 1 - r))) & ((1 << SLOT_BITS) - 1)
-        if v:
-            codes[m] = r * 26 + v
-            m += 1
-    codes[m] = 0
-    shared = 0
-    while shared < m and codes[shared] == prev[shared]:
-        shared += 1
-    new_choice = shared == m or prev[shared] == 0 or (prev[shared] - 1) // 26 != (codes[shared] - 1) // 26
-    return m, shared, new_choice
-
-
-@njit(cache=True, nogil=True)
 def _close(level, open_, acc, n_end, n_points, bound, count):
     """Close the open node at ``level``: its subtree ends at ``count``, its bound is final and
     goes to its parent (a sum node adds its children's bounds, a choice node takes the largest)."""
@@ -442,36 +425,51 @@ def assemble_tree(keys, word, points, order_cell, n_label, n_end, n_points, boun
     levels = 2 * SLOTS + 1
     open_ = np.zeros(levels, np.int64)  # the current path's node at each level
     acc = np.zeros(levels, np.int64)  # the bounds of its children closed so far: summed, or their max
-    prev = np.zeros(SLOTS + 1, np.int64)
-    codes = np.zeros(SLOTS + 1, np.int64)
+    step_rank = np.zeros(SLOTS, np.int64)  # the rank of the cell of each step of the current path
     capacity = n_label.shape[0]
     n_label[0], n_points[0] = 0, 0  # the root
     count = 1
-    top = 0  # the deepest open level
+    steps = 0  # of the current path (the root alone: none)
+    prev = np.int64(0)
     for p in range(keys.shape[0]):
-        m, shared, new_choice = _new_steps(keys[p], prev, codes)
-        keep = 2 * shared if new_choice else 2 * shared + 1
-        while top > keep:
-            _close(top, open_, acc, n_end, n_points, bound, count)
-            top -= 1
-        if count + 2 * (m - shared) > capacity:
-            return -1
-        for i in range(shared, m):
-            if i > shared or new_choice:  # else the previous path's choice node: the same cell
-                n_label[count], n_points[count] = order_cell[(codes[i] - 1) // 26], 0
-                open_[2 * i + 1], acc[2 * i + 1] = count, 0
+        key = keys[p]
+        if key != prev:  # the first slot that differs: the path leaves the current one there
+            split = (leading_zeros(key ^ prev) - KEY_SPARE_BITS) // SLOT_BITS
+            shared = 0
+            while shared < steps and step_rank[shared] < split:
+                shared += 1
+            same_cell = shared < steps and step_rank[shared] == split  # the choice node stays, its letter changes
+            top = 2 * steps
+            keep = 2 * shared + 1 if same_cell else 2 * shared
+            while top > keep:
+                _close(top, open_, acc, n_end, n_points, bound, count)
+                top -= 1
+            if count + 2 * SLOTS > capacity:
+                return -1
+            rest = key & ((np.int64(1) << (SLOT_BITS * (SLOTS - split))) - 1)  # the new steps' slots
+            steps = shared
+            while rest:
+                rank = (leading_zeros(rest) - KEY_SPARE_BITS) // SLOT_BITS
+                shift = SLOT_BITS * (SLOTS - 1 - rank)
+                letter = (rest >> shift) - 1
+                rest &= (np.int64(1) << shift) - 1
+                if steps > shared or not same_cell:
+                    n_label[count], n_points[count] = order_cell[rank], 0
+                    open_[2 * steps + 1], acc[2 * steps + 1] = count, 0
+                    count += 1
+                n_label[count], n_points[count] = letter, 0
+                open_[2 * steps + 2], acc[2 * steps + 2] = count, 0
                 count += 1
-            n_label[count], n_points[count] = (codes[i] - 1) % 26, 0
-            open_[2 * i + 2], acc[2 * i + 2] = count, 0
-            count += 1
-        top = 2 * m
-        prev[:] = codes
-        leaf = open_[top]
+                step_rank[steps] = rank
+                steps += 1
+            prev = key
+        leaf = open_[2 * steps]
         w = word[p]
         if leaf_mark[w] != mark or leaf_of[w] != leaf:
             leaf_mark[w] = mark
             leaf_of[w] = leaf
             n_points[leaf] += points[w]
+    top = 2 * steps
     while top >= 0:
         _close(top, open_, acc, n_end, n_points, bound, count)
         top -= 1
