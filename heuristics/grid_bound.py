@@ -310,6 +310,7 @@ def mask_of(letters: str) -> int:
 
 SLOT_BITS = 5  # a path's key: 5 bits a cell, in rank order, the first cell highest (letter + 1, 0: not on it)
 SLOTS = 12  # cells a key holds: 60 bits
+WORD_BITS = 32  # a path's word: its points above these bits, its trie node below
 KEY_SPARE_BITS = 64 - SLOT_BITS * SLOTS  # the high bits of a key no slot uses
 
 
@@ -388,7 +389,7 @@ def collect_paths(masks, rank, adj, deg, children, childmask, points, keys, word
                     if count >= keys.shape[0]:
                         return -1
                     keys[count] = key
-                    word[count] = child
+                    word[count] = (np.int64(points[child]) << WORD_BITS) | child
                     count += 1
     return count
 
@@ -409,7 +410,7 @@ def _close(level, open_, acc, n_end, n_points, bound, count):
 
 
 @njit(cache=True, nogil=True)
-def assemble_tree(keys, word, points, order_cell, n_label, n_end, n_points, bound, leaf_of, leaf_mark, mark):
+def assemble_tree(keys, word, order_cell, n_label, n_end, n_points, bound):
     """The orderly tree of the word-paths, sorted; returns the node count (-1 when the node
     arrays are too small).
 
@@ -420,8 +421,10 @@ def assemble_tree(keys, word, points, order_cell, n_label, n_end, n_points, boun
     made when the first path through it comes, and it is finished, with its
     bound, when the first path that leaves it comes: the open nodes are the
     current path's, one a level (level 2i + 1: the choice node of step i,
-    level 2i + 2: its sum node). A word adds its points to a leaf once
-    (``leaf_of``/``leaf_mark``: equal paths are neighbours too)."""
+    level 2i + 2: its sum node). A word adds its points to a leaf once:
+    the paths that end at a leaf are the paths with its key, neighbours, so
+    a word is looked for among them alone (a few), not in a table as big as
+    the trie."""
     levels = 2 * SLOTS + 1
     open_ = np.zeros(levels, np.int64)  # the current path's node at each level
     acc = np.zeros(levels, np.int64)  # the bounds of its children closed so far: summed, or their max
@@ -431,9 +434,11 @@ def assemble_tree(keys, word, points, order_cell, n_label, n_end, n_points, boun
     count = 1
     steps = 0  # of the current path (the root alone: none)
     prev = np.int64(0)
+    run = 0  # the first path with this key
     for p in range(keys.shape[0]):
         key = keys[p]
-        if key != prev:  # the first slot that differs: the path leaves the current one there
+        if key != prev:
+            run = p  # the first slot that differs: the path leaves the current one there
             split = (leading_zeros(key ^ prev) - KEY_SPARE_BITS) // SLOT_BITS
             shared = 0
             while shared < steps and step_rank[shared] < split:
@@ -463,12 +468,14 @@ def assemble_tree(keys, word, points, order_cell, n_label, n_end, n_points, boun
                 step_rank[steps] = rank
                 steps += 1
             prev = key
-        leaf = open_[2 * steps]
         w = word[p]
-        if leaf_mark[w] != mark or leaf_of[w] != leaf:
-            leaf_mark[w] = mark
-            leaf_of[w] = leaf
-            n_points[leaf] += points[w]
+        seen = False
+        for q in range(run, p):
+            if word[q] == w:
+                seen = True
+                break
+        if not seen:
+            n_points[open_[2 * steps]] += w >> WORD_BITS
     top = 2 * steps
     while top >= 0:
         _close(top, open_, acc, n_end, n_points, bound, count)
@@ -514,8 +521,6 @@ class Tree:
 
     def __init__(self, tables: Tables, capacity: int = 1 << 18):
         self.tables = tables
-        self.leaf_of = np.zeros(len(tables.points), np.int32)
-        self.leaf_mark = np.zeros(len(tables.points), np.int32)
         self.paths: tuple[np.ndarray, np.ndarray] | None = None  # the last build's (keys, words), sorted
         self._forced: list[tuple[np.ndarray, np.ndarray]] = []  # force's output, one pair a depth
         self._allocate_nodes(capacity)
@@ -529,7 +534,7 @@ class Tree:
 
     def _allocate_paths(self, capacity: int) -> None:
         self.keys = np.zeros(capacity, np.int64)
-        self.word = np.zeros(capacity, np.int32)
+        self.word = np.zeros(capacity, np.int64)  # a path's word: its points << WORD_BITS | its trie node
 
     def build(self, masks, rank, adj, deg) -> int:
         """Build the class's tree; returns its node count."""
@@ -548,11 +553,9 @@ class Tree:
     def assemble(self, paths, rank) -> int:
         """Assemble the tree of sorted ``paths`` (from :meth:`build` or :meth:`force`); its node count."""
         keys, word = paths
-        t = self.tables
         order_cell = np.argsort(rank).astype(np.int32)  # rank -> cell
         while True:
-            count = assemble_tree(keys, word, t.points, order_cell, self.label, self.end, self.points, self.bound,
-                                  self.leaf_of, self.leaf_mark, t.next_mark())
+            count = assemble_tree(keys, word, order_cell, self.label, self.end, self.points, self.bound)
             if count >= 0:
                 return count
             self._allocate_nodes(2 * len(self.label))
@@ -562,10 +565,10 @@ class Tree:
         (:func:`force_paths`), in this depth's buffers (reused: a deeper force keeps them)."""
         keys, word = paths
         while len(self._forced) <= depth:
-            self._forced.append((np.empty(0, np.int64), np.empty(0, np.int32)))
+            self._forced.append((np.empty(0, np.int64), np.empty(0, np.int64)))
         if len(self._forced[depth][0]) < len(keys):
             size = max(len(keys), 2 * len(self._forced[depth][0]))
-            self._forced[depth] = (np.empty(size, np.int64), np.empty(size, np.int32))
+            self._forced[depth] = (np.empty(size, np.int64), np.empty(size, np.int64))
         out = self._forced[depth]
         kept = force_paths(keys, word, code, *out)
         return out[0][:kept], out[1][:kept]

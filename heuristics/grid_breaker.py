@@ -60,8 +60,8 @@ BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split:
 BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split of the cells with 5 or 8 neighbours
 BUCKETS_CORNER = ("aeiosuy", "bcdfghjklmnpqrtvwxz")  # and of its corners (3 neighbours): 3^8 * 2^4 classes
 MAX_CELLS = 12  # 3x4; danvk's 4x4 proof took about 23,000 CPU-hours
-FORCE_ABOVE = 2.5  # a subclass bound above this many times the score to beat: force its next cell by new tree
-FORCE_DEPTH = 2  # for at most this many cells (3x4, 48 classes: 2.5 and 2 cost 0.99 CPU-s a class; 2 and 4, 1.55)
+FORCE_ABOVE = 2.0  # a subclass bound above this many times the score to beat: force its next cell by new tree
+FORCE_DEPTH = 3  # for at most this many cells (3x4, 48 classes: 2 and 3 cost 0.52 CPU-s a class; 2.5 and 2, 0.55)
 
 Split = tuple[tuple[str, ...], ...]  # each cell's buckets, cell by cell
 
