@@ -5,9 +5,9 @@ stripes (shard k holds classes k, k+S, k+2S, ...), so heavy and light
 classes mix and the shards come out of similar size. A shard is plain data
 (:class:`ProveTask`) that any worker runs with :func:`prove_shard`, in a
 local process (cpmodel.run.executors' pool) or on a Dask worker. Each shard
-is submitted with the best score known so far (the seed: up to 10 s of
+is submitted with the best score known so far (the seed: up to 30 s of
 ``grid --best``'s pool hill climber, which reaches the 3x4 optimum within 1
-to 5 s; then whatever the shards found), so later shards prune harder. The
+to 11 s; then whatever the shards found), so later shards prune harder. The
 score to beat is most of the proof's cost: on 3x4 a class broken against
 1,651 costs about a third of one broken against the 1,208 that a plain
 steepest-ascent climb finds in the same time.
@@ -46,7 +46,7 @@ from cpmodel.run.sharded import TIME_UP_DRAIN, Progress, ShardOptions
 
 QUICK_CLASSES = 8  # --quick: this many classes, evenly spaced over the canonical list (a smoke test)
 QUICK_SEED_SECONDS = 0.5  # and a short seed search for the score to beat
-SEED_SECONDS = 10.0  # the seed search's budget: a weak score to beat costs the proof far more (see seed_board)
+SEED_SECONDS = 30.0  # the seed search's budget: a weak score to beat costs the proof far more (see seed_board)
 SEED_QUIET = 0.3  # and it runs at least this long on 6 cells, twice as long for each cell more
 LOCAL_SHARDS = 64  # a local run: ~550 classes a shard on 3x3, a few seconds each
 FIXED_SHARDS = 256  # a checkpoint or a cluster: the plan a resume must find again
@@ -254,8 +254,10 @@ def seed_board(breaker, words: list[str], table: ScoreTable, seconds: float, see
     took without a better board, and has run its minimum: SEED_QUIET on 6
     cells, doubled for each cell more, since the proof's cost grows as fast.
     Small boards settle in milliseconds and 3x3 reaches 545 in about half a
-    second, but 3x4 can sit at 1,552 for 4 s before it reaches 1,651 (seeds
-    1 and 4), and 1,552 to beat would make the 3x4 proof far dearer.
+    second, but 3x4 can sit at 1,552 for 9 s before it reaches 1,651 (seeds
+    0-7 reach it in 0.8 to 10.5 s, seed 0 last), and 1,552 to beat would make
+    the 3x4 proof far dearer: its minimum run, 19 s, and the budget, 30 s,
+    are a fraction of a percent of that proof.
 
     Returns (score, tile letters with 'q' for Qu), scored again by the
     breaker (the proof's own scoring); (-1, "") when stopped before any board."""
