@@ -61,7 +61,7 @@ BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split of t
 BUCKETS_CORNER = ("aeiosuy", "bcdfghjklmnpqrtvwxz")  # and of its corners (3 neighbours): 3^8 * 2^4 classes
 MAX_CELLS = 12  # 3x4; danvk's 4x4 proof took about 23,000 CPU-hours
 FORCE_ABOVE = 2.0  # a subclass bound above this many times the score to beat: force its next cell by new tree
-FORCE_DEPTH = 3  # for at most this many cells (3x4, 48 classes: 2 and 3 cost 0.52 CPU-s a class; 2.5 and 2, 0.55)
+FORCE_DEPTH = 4  # for at most this many cells (3x4, shards 0 and 128: 2 and 4 cost 0.72, 0.61 CPU-s a class; 2 and 3, 0.76, 0.64)
 
 Split = tuple[tuple[str, ...], ...]  # each cell's buckets, cell by cell
 
