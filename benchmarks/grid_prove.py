@@ -27,6 +27,16 @@ wordlists/enable2k.txt, which danvk's 3x3 result, streaedlp = 545, uses).
    keeps the file's other parts. The cost per class has a heavy tail: 48
    classes estimated 0.44 CPU-s a class where the whole run's first 1,166
    classes took 0.78, so the sample is 256 classes.
+7. The whole 3x4 proof: ``--full-3x4 CHECKPOINT`` runs
+   ``python -m cpmodel grid --best 3x4 --prove --json --jobs J --checkpoint CHECKPOINT``
+   as a user would, resuming from the checkpoint when it holds shards, and
+   records each run as a segment of benchmarks/results/grid_prove_3x4.json
+   (its wall seconds, the classes done); once the document says the proof is
+   complete, the totals: wall (the segments' sum), CPU (every shard's, as the
+   document counts them, resumed ones included, and the seed search's),
+   classes, subclasses bounded, boards scored, and the ratio to danvk's
+   24,290 CPU-seconds. ``--prior-wall`` adds a segment run before, by hand
+   with the same command, that the file does not hold.
 """
 
 from __future__ import annotations
@@ -34,7 +44,10 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import resource
 import statistics
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -224,6 +237,40 @@ def table(title: str, rows: list[dict]) -> Table:
     return t
 
 
+def full_3x4(dict_path: str, checkpoint: str, jobs: int, prior_wall: float | None, out: Path) -> dict:
+    """Run (or resume) the whole 3x4 proof as the CLI does; record this run as a segment, and the totals
+    once the proof is complete."""
+    doc = json.loads(out.read_text()) if out.exists() else {"command": None, "segments": []}
+    command = [sys.executable, "-m", "cpmodel", "grid", "--best", "3x4", "--prove", "--json", "--jobs", str(jobs),
+               "--dict", dict_path, "--checkpoint", checkpoint]
+    doc["command"] = " ".join(["python", *command[1:]])
+    if prior_wall:
+        doc["segments"].append({"wall_s": prior_wall, "note": "run by hand with the same command, then stopped"})
+    started, cpu_before = time.monotonic(), resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = subprocess.run(command, capture_output=True, text=True, check=False)
+    wall = time.monotonic() - started
+    cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = json.loads(run.stdout)
+    proof = result["prove"]
+    doc["segments"].append({"wall_s": round(wall, 1), "exit": run.returncode,
+                            "process_cpu_s": round(cpu_after.ru_utime + cpu_after.ru_stime
+                                                   - cpu_before.ru_utime - cpu_before.ru_stime, 1),
+                            "classes_done": proof["classes_done"], "resumed_shards": proof["resumed"],
+                            "stopped_by": result["stopped_by"]})
+    if result["complete"]:
+        wall_total = sum(segment["wall_s"] for segment in doc["segments"])
+        cpu = proof["cpu_seconds"] + proof["seed_seconds"]
+        doc["total"] = {"board": result["board"], "score": result["total"], "optimal": result["optimal"],
+                        "complete": result["complete"], "wall_s": round(wall_total, 1),
+                        "wall_h": round(wall_total / 3600, 2), "cpu_s": round(cpu), "classes": proof["classes"],
+                        "subclasses": proof["subclasses"], "boards_scored": proof["boards_scored"],
+                        "shards": proof["shards"], "seed_score": proof["seed_score"], "found_by": proof["found_by"],
+                        "x_danvk_24290": round(cpu / DANVK_3X4_CPU, 2)}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    return doc
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dict", required=True, help="word list (ENABLE2K for the published figures)")
@@ -237,10 +284,21 @@ def main() -> None:
     parser.add_argument("--estimate-3x4", type=int, default=None, help="3x4 classes sampled (default 256, --quick 0)")
     parser.add_argument("--estimate-only", action="store_true",
                         help="the 3x4 estimate alone, into the results file beside its other parts")
+    parser.add_argument("--full-3x4", metavar="CHECKPOINT", default=None,
+                        help="run or resume the whole 3x4 proof with this checkpoint (hours), and record it")
+    parser.add_argument("--prior-wall", type=float, default=None,
+                        help="with --full-3x4: wall seconds of a run made before by hand with the same command")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
     console, stderr = Console(width=160), Console(stderr=True)
+    if args.full_3x4:
+        full = full_3x4(args.dict, args.full_3x4, args.jobs, args.prior_wall,
+                        Path(args.out or "benchmarks/results/grid_prove_3x4.json"))
+        console.print(table("The whole 3x4 proof: runs (segments) so far", full["segments"]))
+        if "total" in full:
+            console.print(table("The whole 3x4 proof", [full["total"]]))
+        return
     words = load_file(args.dict).words
     sizes = (args.sizes or ("2x2,2x3" if args.quick else "2x2,2x3,3x3")).split(",")
     sample = args.sample or (50 if args.quick else 300)
