@@ -204,15 +204,18 @@ def dask_cluster():
             client.wait_for_workers(2, timeout=60)
         yield address, workers
     finally:
-        for proc in reversed(procs):
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in procs:
-            try:
-                proc.wait(timeout=5)  # Dask ends in well under a second; rarely one hangs, and is killed
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        # the workers first, then the scheduler: a worker whose scheduler is already gone waited 10 s for it
+        # to hear the goodbye (5 s of every Dask test's teardown, and a kill); in this order all end in 0.3 s
+        for group in (procs[1:], procs[:1]):
+            for proc in group:
+                if proc.poll() is None:
+                    proc.terminate()
+            for proc in group:
+                try:
+                    proc.wait(timeout=5)  # rarely one hangs, and is killed
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+                    proc.wait()
         assert all(proc.poll() is not None for proc in procs)  # no scheduler or worker outlives the test
 
 
