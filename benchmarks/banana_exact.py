@@ -167,7 +167,7 @@ def none_runs(hands: list[dict], limit: float) -> list[dict]:
 # -- the steps -----------------------------------------------------------------------------
 
 MINIMAL = {"minimal_automaton": True}  # on from step 1 in the recorded run; off by default since (it did not pay)
-OLD_COMPACT = {"box_search": False, "heuristic_fill": 1.0, "full_lines": False}  # the --compact steps below, off
+OLD_COMPACT = {"box_search": False, "heuristic_fill": 1.0, "full_lines": False, "exact_fill": False}  # the --compact steps below, off
 STEPS = [
     ("baseline (trie automaton)", cpsat.BASELINE),
     ("+ minimal automaton", cpsat.Tuning(**MINIMAL, hint=False, light_presolve=False, own_words=False, counting=False,
@@ -185,9 +185,10 @@ COMPACT_STEPS = [
     ("compact: automaton boxes", cpsat.Tuning(**MINIMAL, tight_boxes=False, table_when_tight=False, **OLD_COMPACT)),
     ("+ tight boxes", cpsat.Tuning(**MINIMAL, table_when_tight=False, **OLD_COMPACT)),
     ("+ tables in tight boxes", cpsat.Tuning(**MINIMAL, **OLD_COMPACT)),
-    ("+ two search workers per box", cpsat.Tuning(**MINIMAL, heuristic_fill=1.0, full_lines=False)),
-    ("+ no backtracker in dense boxes", cpsat.Tuning(**MINIMAL, full_lines=False)),
-    ("+ full lines are words", cpsat.Tuning(**MINIMAL)),
+    ("+ two search workers per box", cpsat.Tuning(**MINIMAL, heuristic_fill=1.0, full_lines=False, exact_fill=False)),
+    ("+ no backtracker in dense boxes", cpsat.Tuning(**MINIMAL, full_lines=False, exact_fill=False)),
+    ("+ full lines are words", cpsat.Tuning(**MINIMAL, exact_fill=False)),
+    ("+ exact fill of nearly full boxes", cpsat.Tuning(**MINIMAL)),
 ]
 
 

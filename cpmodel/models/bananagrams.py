@@ -73,10 +73,15 @@ A box of B = R·C − N blanks has at least R − B blank-free rows, each a
 word of length C, and C − B blank-free columns, words of length R; when the
 hand cannot hold that many at once (a small packing, ``full_lines_allow`` in
 :mod:`cpmodel.models.bananagrams_words`) the box is empty without a cell
-model (2×11 for 21 tiles: an 11-letter word and ten 2-letter words). The
-rest go to CP-SAT. Those boxes are nearly full, so they are decided by search,
-not presolve: one presolve pass, and two search workers (``default_lp`` and
-``no_lp``) in place of one beside feasibility jump.
+model (2×11 for 21 tiles: an 11-letter word and ten 2-letter words). A
+box with few ways to place its blanks (C(R·C, B) ≤ 13,000: 4×6 and 5×5 for
+21 tiles, 4×8 for 30) goes to an exact native fill,
+:mod:`heuristics.banana_fill`: each placement of the blanks is a crossword,
+filled slot by slot with arc consistency and the hand as a budget; it
+decides boxes this model leaves open. The rest go to CP-SAT. Those boxes are
+nearly full, so they are decided by search, not presolve: one presolve pass,
+and two search workers (``default_lp`` and ``no_lp``) in place of one beside
+feasibility jump.
 
 :class:`Tuning` switches each speed-up off for Lesson 5; ``BASELINE`` is the
 model as it was first written.
@@ -119,12 +124,13 @@ class Tuning:
     box_search: bool = True  # --compact: two search workers (not feasibility jump) and one presolve pass per box
     heuristic_fill: float = 0.85  # --compact: the backtracker tries boxes it fills at most this much (it never packed beyond 0.81)
     full_lines: bool = True  # a box's blank-free lines must be words held at once (bananagrams_words.full_lines_allow)
+    exact_fill: bool = True  # --compact: boxes with few blank placements go to the exact fill (heuristics.banana_fill)
 
 
 FAST = Tuning()
 BASELINE = Tuning(minimal_automaton=False, hint=False, light_presolve=False, own_words=False, counting=False,
                   blank_count=False, tight_boxes=False, table_when_tight=False, box_search=False,
-                  heuristic_fill=1.0, full_lines=False)
+                  heuristic_fill=1.0, full_lines=False, exact_fill=False)
 LIGHT_PRESOLVE = ("cp_model_probing_level:0", "symmetry_level:0", "max_presolve_iterations:1")
 # A nearly full box is decided by search: with two workers CP-SAT runs one search and feasibility jump
 # (a local search that never finds these layouts); three workers without it run default_lp and no_lp.
@@ -522,6 +528,15 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
         if tuning.full_lines and full_lines_say_empty(spec, (box_rows, box_cols), control):
             boxes.append(f"{box_rows}x{box_cols}:INFEASIBLE (full lines)")
             continue
+        if tuning.exact_fill and encoding is None and _fill_decides(spec, box_rows, box_cols):
+            decided, filled = _fill_box(spec, box_rows, box_cols, control, boxes)
+            if filled is not None:
+                best = filled
+                break
+            if not decided:
+                proven = False
+                break
+            continue
         status, cells, solver = _solve_box(spec, box_rows, box_cols, encoding or tight_encoding, control, log, params,
                                            tuning, tight=tuning.tight_boxes)
         boxes.append(f"{box_rows}x{box_cols}:{solver.status_name(status)} {solver.wall_time:.1f}s")
@@ -539,6 +554,28 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
                         heuristic_boxes=len(tried), heuristic_seconds=round(heuristic_seconds, 3),
                         perimeter=2 * sum(_shape(best)))
     return result
+
+
+def _fill_decides(spec: BananaSpec, rows: int, cols: int) -> bool:
+    """True for the nearly full boxes the exact fill takes (few ways to place the blanks)."""
+    from heuristics.banana_fill import MAX_PLACEMENTS, blank_placements
+
+    return blank_placements(rows, cols, rows * cols - spec.size) <= MAX_PLACEMENTS
+
+
+def _fill_box(spec: BananaSpec, rows: int, cols: int, control: Control, boxes: list) -> tuple[bool, dict | None]:
+    """Decide a nearly full box with heuristics.banana_fill: (decided, layout cells or None)."""
+    from heuristics.banana_fill import EMPTY, FOUND, decide_box
+
+    started = time.perf_counter()
+    status, rows_found, stats = decide_box(spec, rows, cols, control)
+    seconds = time.perf_counter() - started
+    name = {FOUND: "FEASIBLE", EMPTY: "INFEASIBLE"}.get(status, "UNKNOWN")
+    boxes.append(f"{rows}x{cols}:{name} (fill {seconds:.1f}s, {stats['nodes']:,} nodes)")
+    if status != FOUND:
+        return status == EMPTY, None
+    assert rows_found is not None
+    return True, {(r, c): ch for r, row in enumerate(rows_found) for c, ch in enumerate(row) if ch != BLANK}
 
 
 def _held_back(control: Control) -> Control:

@@ -1,0 +1,67 @@
+"""The exact fill of nearly full boxes (heuristics.banana_fill) against brute force:
+it finds a layout in an R×C box exactly when one whose bounding box is R×C exists,
+every layout it gives is legal, and a stop is never reported as an empty box."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cpmodel.core.boards import parse_layout
+from cpmodel.core.control import Control
+from cpmodel.core.lexicon import Lexicon
+from cpmodel.core.specs import banana_spec
+from cpmodel.core.validate import banana_problems
+from cpmodel.models import bananagrams as cpsat
+from heuristics.banana_fill import EMPTY, FOUND, STOPPED, decide_box
+from tests.conftest import brute_force_bananagrams
+
+WORDS = ("at", "ta", "as", "cat", "act", "sat", "tas", "cats", "scat", "tact", "aa", "st", "ats", "tat")
+
+
+@cache
+def shapes_with_layouts(hand: str) -> frozenset:
+    """The bounding boxes (rows, cols) of every layout of the hand, by brute force."""
+    return frozenset((len(rows), len(rows[0])) for rows in brute_force_bananagrams(hand, WORDS))
+
+
+@given(hand=st.lists(st.sampled_from("aacstt"), min_size=2, max_size=5).map(lambda t: "".join(sorted(t))))
+@settings(max_examples=25, deadline=None)
+def test_the_fill_finds_a_layout_exactly_where_brute_force_does(hand):
+    spec = banana_spec(hand, Lexicon(list(WORDS)))
+    if not spec.words:
+        return
+    n = len(hand)
+    for rows in range(1, n + 1):
+        for cols in range(1, n + 1):
+            if not (n <= rows * cols <= n + 3 and rows + cols <= n + 1):
+                continue
+            status, layout, _ = decide_box(spec, rows, cols)
+            assert status == (FOUND if (rows, cols) in shapes_with_layouts(hand) else EMPTY), (hand, rows, cols)
+            if layout is not None:
+                assert (len(layout), len(layout[0])) == (rows, cols)
+                assert banana_problems(parse_layout("\n".join(layout)), hand, set(WORDS)) == []
+
+
+def test_a_stop_leaves_the_box_undecided():
+    spec = banana_spec("aacstt", Lexicon(list(WORDS)))
+    control = Control()
+    control.stop.set()
+    status, layout, _ = decide_box(spec, 2, 4, control)
+    assert status == STOPPED and layout is None
+
+
+def test_compact_says_which_boxes_the_fill_decided():
+    """With the heuristic kept to roomy boxes, the dense ones below go to the fill, or to CP-SAT without it."""
+    spec = banana_spec("aacstt", Lexicon(list(WORDS)))
+    start = ("cats", "a...", "t...")
+    results = [cpsat.compact(spec, start, Control(time_limit=30), tuning=cpsat.Tuning(heuristic_fill=0.5, exact_fill=fill))
+               for fill in (True, False)]
+    for result in results:
+        assert result.stats["optimum_proven"] and result.stats["area"] == 8  # scat/..ta
+        assert banana_problems(parse_layout("\n".join(result.solutions[0])), spec.hand, set(WORDS)) == []
+    with_fill, without = (result.stats["boxes"] for result in results)
+    assert any("(fill " in box for box in with_fill), with_fill
+    assert not any("(fill " in box for box in without), without
