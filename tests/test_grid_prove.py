@@ -258,7 +258,7 @@ def test_a_stopped_proof_never_claims_optimal():
     assert proc.returncode == 0, proc.stderr
     assert doc["complete"] is False and doc["optimal"] is False and doc["stopped_by"] == "time-limit"
     assert doc["upper_bound"] > doc["total"] > 0
-    proc = run_cli("grid", "--best", "3x3", "--prove", "--top", "3000", "--time-limit", "3", "--jobs", "1")
+    proc = run_cli("grid", "--best", "3x3", "--prove", "--top", "3000", "--time-limit", "2", "--jobs", "1")
     assert "not proven" in proc.stdout and "proven optimal" not in proc.stdout
 
 
