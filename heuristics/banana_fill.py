@@ -28,7 +28,9 @@ The placements skip what cannot be a tight layout (``--compact`` tries a
 box only after every smaller one is proven empty, so a layout there
 touches all four sides) and what cannot be connected, so the first filled
 placement is a legal layout (the caller validates it all the same), and a
-box whose placements are all exhausted is proven empty for this hand.
+box whose placements are all exhausted is proven empty for this hand. The
+placements are independent, so they are filled on every core at once
+(threads: the kernel releases the GIL), about twice as fast on two.
 
 It decides boxes the CP-SAT cell model could not: 21-tile seed 6's 4×6
 (empty, 1.4 M nodes) and 30-tile seed 1's 4×8 (empty, 5 M nodes).
@@ -40,7 +42,9 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -60,12 +64,16 @@ def blank_placements(rows: int, cols: int, blanks: int) -> int:
     return math.comb(rows * cols, blanks)
 
 
-def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None = None):
+def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None = None, workers: int | None = None):
     """Fill the rows×cols box with the hand, exactly: ``(status, layout rows or None, stats)``.
 
     ``status`` is FOUND (a layout touching all four sides), EMPTY (no tight
     layout: every placement exhausted) or STOPPED (the control's stop or time
-    limit came first). ``stats``: placements searched and nodes."""
+    limit came first). ``stats``: placements searched and nodes.
+
+    The placements are independent and the kernel releases the GIL, so
+    ``workers`` threads (default: one per core) fill them side by side; the
+    first layout found stops the others."""
     control = control or Control()
     if rows * cols > 63:
         raise ValueError(f"a {rows}x{cols} box has more cells than the kernel's 63-bit cell sets")
@@ -73,21 +81,32 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
     hand = np.zeros(26, np.int64)
     for ch in spec.hand:
         hand[ord(ch) - 97] += 1
-    flag = np.zeros(1, np.int8)
+    flag = np.zeros(1, np.int8)  # set by the watch (a stop) or by the first layout found
     stats = {"placements": 0, "nodes": 0}
-    with _Watch(flag, control):
-        for blanks in _placements(rows, cols, rows * cols - spec.size):
-            slots = _slots(rows, cols, blanks)
+    outcome: dict = {"layout": None, "cut_short": False}
+    lock = threading.Lock()
+
+    def search(blanks: set) -> None:
+        if flag[0]:
+            outcome["cut_short"] = True
+            return
+        length, cells, offsets, bits, words = tables.arrays(_slots(rows, cols, blanks))
+        status, nodes, grid = fill(length, cells, offsets, bits, words, rows * cols, hand,
+                                   _blank_mask(rows, cols, blanks), flag)
+        with lock:
             stats["placements"] += 1
-            length, cells, offsets, bits, words = tables.arrays(slots)
-            status, nodes, grid = fill(length, cells, offsets, bits, words, rows * cols, hand,
-                                       _blank_mask(rows, cols, blanks), flag)
             stats["nodes"] += int(nodes)
-            if status == FOUND:
-                return FOUND, _layout(grid, rows, cols, blanks), stats
-            if status == STOPPED:
-                return STOPPED, None, stats
-    return EMPTY, None, stats
+            if status == FOUND and outcome["layout"] is None:
+                outcome["layout"] = _layout(grid, rows, cols, blanks)
+                flag[0] = 1
+            elif status == STOPPED:
+                outcome["cut_short"] = True
+
+    with _Watch(flag, control), ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+        list(pool.map(search, _placements(rows, cols, rows * cols - spec.size)))
+    if outcome["layout"] is not None:
+        return FOUND, outcome["layout"], stats
+    return (STOPPED if outcome["cut_short"] else EMPTY), None, stats
 
 
 class _Watch:

@@ -40,6 +40,7 @@ def test_the_fill_finds_a_layout_exactly_where_brute_force_does(hand):
                 continue
             status, layout, _ = decide_box(spec, rows, cols)
             assert status == (FOUND if (rows, cols) in shapes_with_layouts(hand) else EMPTY), (hand, rows, cols)
+            assert decide_box(spec, rows, cols, workers=1)[0] == status  # one thread decides the same
             if layout is not None:
                 assert (len(layout), len(layout[0])) == (rows, cols)
                 assert banana_problems(parse_layout("\n".join(layout)), hand, set(WORDS)) == []
