@@ -439,7 +439,7 @@ def _backtrack_hint(spec: BananaSpec, control: Control) -> tuple[dict | None, fl
             rows = found.solutions[0]
             if len(rows) > len(rows[0]):  # boxes have R ≤ C: transpose
                 rows = tuple("".join(line) for line in zip(*rows, strict=True))
-            cells = {(r, c): ch for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != BLANK}
+            cells = _cells_of(rows)
             return cells, round(time.perf_counter() - started, 4)
     return None, round(time.perf_counter() - started, 4)
 
@@ -509,7 +509,7 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
     control = _held_back(control or Control())
     started = time.perf_counter()
     words = set(spec.words)
-    best = {(r, c): ch for r, row in enumerate(start_layout) for c, ch in enumerate(row) if ch != BLANK}
+    best = _cells_of(start_layout)
     check_banana(best, spec.hand, words)  # the starting layout must itself be legal
     rows = layout_rows(best)
     heuristic_started = time.perf_counter()
@@ -517,7 +517,7 @@ def compact(spec: BananaSpec, start_layout: tuple[str, ...], control: Control | 
                                        box_nodes=1000, densest=tuning.heuristic_fill)
     heuristic_seconds = time.perf_counter() - heuristic_started
     if found is not None:
-        best = {(r, c): ch for r, row in enumerate(found) for c, ch in enumerate(row) if ch != BLANK}
+        best = _cells_of(found)
     heuristic_area = _area(best)
     tight_encoding = "table" if tuning.table_when_tight else "automaton"  # unless the caller chose one
     proven, solver, boxes = True, None, []
@@ -575,7 +575,7 @@ def _fill_box(spec: BananaSpec, rows: int, cols: int, control: Control, boxes: l
     if status != FOUND:
         return status == EMPTY, None
     assert rows_found is not None
-    return True, {(r, c): ch for r, row in enumerate(rows_found) for c, ch in enumerate(row) if ch != BLANK}
+    return True, _cells_of(rows_found)
 
 
 def _held_back(control: Control) -> Control:
@@ -585,6 +585,11 @@ def _held_back(control: Control) -> Control:
     if control.time_limit is None:
         return control
     return Control(time_limit=0.95 * control.time_limit, stop=control.stop, started=control.started)
+
+
+def _cells_of(rows) -> dict:
+    """Layout rows ('.' empty) as {(row, col): letter}."""
+    return {(r, c): ch for r, row in enumerate(rows) for c, ch in enumerate(row) if ch != BLANK}
 
 
 def _shape(cells: dict) -> tuple[int, int]:
