@@ -434,7 +434,8 @@ def fill(length, cells, offsets, bits, words, n, hand, is_blank, flag):
                 kind[d], chosen[d], n_placed[d] = k, choice, 0
                 if k == 0:
                     chunk[d] = 0
-                    frame_cands[d, :offsets[choice, 3]] = cands[choice, :offsets[choice, 3]]
+                    for i in range(offsets[choice, 3]):  # a loop: a slice copy would compile numba's shape-mismatch message (4 s)
+                        frame_cands[d, i] = cands[choice, i]
                 else:
                     cells_left[d], forbade[d] = 0, 0
                     for c in range(n):

@@ -173,6 +173,34 @@ def test_a_signal_while_streamed_solutions_print_loses_none():
     assert printed == [(f"row{k}",) for k in range(50)]
 
 
+def test_an_abandoned_compaction_keeps_the_layout_it_started_from():
+    """--compact improves on a layout it was given. On a fresh install its first
+    box waited for numba to compile the exact fill, which no stop interrupts;
+    abandoned at the time limit, it reported "no layout found" beside the layout
+    printed just above. An abandoned run keeps what it started from: found, unproven."""
+    import io
+    import threading
+
+    from rich.console import Console
+
+    from cpmodel.core.control import Control
+    from cpmodel.core.result import SolveResult
+    from cpmodel.run.supervise import Supervisor
+
+    start, release = ("at", "t."), threading.Event()
+    supervisor = Supervisor(Control(time_limit=0.2), "compacting", Console(file=io.StringIO()), engine="cpsat",
+                            start=start)
+
+    def deaf_task() -> SolveResult:  # a compile: it does not look at the stop
+        release.wait(10)
+        return SolveResult("cpsat", "found", complete=True, count=1)
+
+    result = supervisor.run(deaf_task)
+    release.set()
+    assert result.status == "found" and result.solutions == [start]
+    assert not result.complete and result.stopped_by == "time-limit" and "abandoned" in result.stats
+
+
 def test_cpsat_stops_while_it_builds_a_big_model():
     """The case that used to hang: Ctrl-C while CP-SAT loads its tables."""
     proc, took = _signalled_run(LONG_RUNS["cpsat-json"], signal.SIGINT, 0.3)

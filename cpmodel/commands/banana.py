@@ -99,7 +99,7 @@ def _run(args, stdout: Console, stderr: Console) -> int:
             stderr.print(Parts(["compacting: the backtracker in growing boxes, then CP-SAT on each smaller box",
                                 f"up to {control.time_limit:.1f} s (what --time-limit left)"], style="cyan"),
                          highlight=False)
-            supervisor = Supervisor(control, "compacting", stderr, engine="cpsat")
+            supervisor = Supervisor(control, "compacting", stderr, engine="cpsat", start=found.solutions[0])
             results.append(supervisor.run(lambda: compact(spec, found.solutions[0], control, chosen_encoding, args.log, params, view)))
             interrupted = supervisor.interrupted
     # the cross-check compares the engines' own answers: never the race's answer with the --compact step

@@ -32,7 +32,7 @@ abandoned = False  # an engine thread was left running: the process must end wit
 
 class Supervisor:
     def __init__(self, control: Control, label: str, stderr: Console, printer: Callable | None = None,
-                 engine: str | None = None, batch_printer: Callable | None = None):
+                 engine: str | None = None, batch_printer: Callable | None = None, start: tuple | None = None):
         self.control = control
         self.signals = interrupts.Mark()  # the stop signals since the caller began holding them, or since now
         self.label = label
@@ -43,7 +43,9 @@ class Supervisor:
         # keep up with the backtracker: 159,345 lines took 10 s)
         self.batch_printer = batch_printer
         self.streamed: queue.Queue = queue.Queue()
-        self.shown: list = []  # every solution streamed so far, for an abandoned engine's result
+        # every solution streamed so far, for an abandoned engine's result; a run that improves on a
+        # layout it was given (``start``: --compact's) still has that one if it must be abandoned
+        self.shown: list = [] if start is None else [start]
         self.interrupted = False
         self.stopped_at: float | None = None  # when a stop was asked for
 
