@@ -276,7 +276,8 @@ def _candidates(s, length, cells, offsets, bits, grid, rem, cands, held):
 @njit(cache=True, nogil=True)
 def _narrow(s, length, cells, offsets, bits, words, grid, cands, allowed, spare):
     """One round of arc consistency on slot ``s``: its candidates keep only letters its
-    open cells allow, and its open cells only letters some candidate has there. True if anything changed."""
+    open cells allow, and its open cells only letters some candidate has there.
+    1 if anything changed, 0 if not, -1 when an open cell is left with no letter (a dead end)."""
     L, chunks = length[s], offsets[s, 3]
     count = 0
     for k in range(chunks):
@@ -299,6 +300,8 @@ def _narrow(s, length, cells, offsets, bits, words, grid, cands, allowed, spare)
                     if (seen >> a) & 1:
                         for k in range(chunks):
                             spare[k] |= bits[base + a * chunks + k]
+            if seen == 0:
+                return -1
             if seen != allowed[c]:
                 allowed[c] = seen
                 changed = True
@@ -307,7 +310,7 @@ def _narrow(s, length, cells, offsets, bits, words, grid, cands, allowed, spare)
                 if kept != cands[s, k]:
                     cands[s, k] = kept
                     changed = True
-        return changed
+        return 1 if changed else 0
     seen_at = np.zeros(L, np.int64)  # few words: word by word
     for k in range(chunks):
         left = cands[s, k]
@@ -334,26 +337,39 @@ def _narrow(s, length, cells, offsets, bits, words, grid, cands, allowed, spare)
         c = cells[s, p]
         if grid[c] < 0 and allowed[c] & seen_at[p] != allowed[c]:
             allowed[c] &= seen_at[p]
+            if allowed[c] == 0:
+                return -1
             changed = True
-    return changed
+    return 1 if changed else 0
 
 
 @njit(cache=True, nogil=True)
-def _analyse(length, cells, offsets, bits, words, grid, rem, filled, forbid, is_blank, cands, allowed, held, spare):
+def _analyse(length, cells, offsets, bits, words, grid, rem, filled, is_blank, cands, allowed, spare):
     """Propagate at one node: (status, kind, choice). status 0: dead end, 1: every slot filled,
-    2: branch on slot ``choice`` (kind 0, its candidates in cands) or on letter ``choice``'s cell (kind 1)."""
+    2: branch on slot ``choice`` (kind 0, its candidates in cands) or on letter ``choice``'s cell (kind 1).
+
+    Most nodes are dead ends (nine in ten), found when some slot is left with
+    no word: the slots are narrowed smallest first, and the first empty one ends the node."""
     slots, n = length.shape[0], grid.shape[0]
+    sizes = np.full(slots, 1 << 40, np.int64)
     for s in range(slots):
         if not filled[s]:
-            _candidates(s, length, cells, offsets, bits, grid, rem, cands, held)
-    hand = _hand_mask(rem)
-    for c in range(n):
-        allowed[c] = 0 if grid[c] >= 0 or is_blank[c] else hand & ~forbid[c]
+            size = 0
+            for k in range(offsets[s, 3]):
+                size += _popcount(cands[s, k])
+            if size == 0:
+                return 0, 0, 0
+            sizes[s] = size
+    order = _smallest_first(sizes)
     for _ in range(PASSES):
         changed = False
-        for s in range(slots):
-            if not filled[s] and _narrow(s, length, cells, offsets, bits, words, grid, cands, allowed, spare):
-                changed = True
+        for s in order:
+            if not filled[s]:
+                outcome = _narrow(s, length, cells, offsets, bits, words, grid, cands, allowed, spare)
+                if outcome < 0:
+                    return 0, 0, 0
+                if outcome:
+                    changed = True
         if not changed:
             break
     best, best_rate, best_count = -1, 1e300, 0
@@ -393,12 +409,26 @@ def _analyse(length, cells, offsets, bits, words, grid, rem, filled, forbid, is_
 
 
 @njit(cache=True, nogil=True)
+def _smallest_first(sizes):
+    """The slots by size, by insertion: a handful of slots, and np.argsort would add a second to the compile."""
+    order = np.arange(sizes.shape[0])
+    for i in range(1, order.shape[0]):
+        j = i
+        while j > 0 and sizes[order[j - 1]] > sizes[order[j]]:
+            order[j - 1], order[j] = order[j], order[j - 1]
+            j -= 1
+    return order
+
+
+@njit(cache=True, nogil=True)
 def fill(length, cells, offsets, bits, words, n, hand, is_blank, flag):
     """Depth-first fill of one placement: (FOUND, nodes, grid), (EMPTY, nodes, _) or (STOPPED, nodes, _).
 
     A frame is a slot (its remaining candidates) or a letter (its remaining
     cells). Trying a letter in a cell and moving on forbids it there for the
-    rest of that frame (``forbid``), so no layout is visited twice."""
+    rest of that frame (``forbid``), so no layout is visited twice. Each depth
+    keeps its node's candidates and cell letters after propagation: a child
+    starts from them, not from scratch."""
     slots = length.shape[0]
     widest = 1
     for s in range(slots):
@@ -408,8 +438,8 @@ def fill(length, cells, offsets, bits, words, n, hand, is_blank, flag):
     rem = hand.copy()
     filled = np.zeros(slots, np.bool_)
     forbid = np.zeros(n, np.int64)  # letters ruled out of a cell by earlier siblings of a letter frame
-    cands = np.zeros((slots, widest), np.uint64)
-    allowed = np.zeros(n, np.int64)
+    cands_at = np.zeros((depth_max + 1, slots, widest), np.uint64)  # each node's candidates, after propagation
+    allowed_at = np.zeros((depth_max + 1, n), np.int64)  # and its cells' letters
     held = np.zeros(26, np.int64)
     spare = np.zeros(widest, np.uint64)
     kind = np.zeros(depth_max, np.int64)
@@ -420,14 +450,20 @@ def fill(length, cells, offsets, bits, words, n, hand, is_blank, flag):
     forbade = np.zeros(depth_max, np.int64)  # cells where this letter frame set a forbid bit
     placed = np.zeros((depth_max, 64), np.int64)
     n_placed = np.zeros(depth_max, np.int64)
-    nodes, d, enter, status = 0, 0, True, 2
+    nodes, d, enter, status = 0, np.int64(0), True, 2  # np.int64: a literal 0 compiled _advance twice
     while True:
         if enter:
             nodes += 1
             if flag[0]:
                 return STOPPED, nodes, grid
-            status, k, choice = _analyse(length, cells, offsets, bits, words, grid, rem, filled, forbid, is_blank,
-                                         cands, allowed, held, spare)
+            cands, allowed = cands_at[d], allowed_at[d]
+            if d == 0:
+                _root_state(length, cells, offsets, bits, grid, rem, filled, forbid, is_blank, cands, allowed, held)
+            else:
+                _child_state(length, cells, offsets, bits, grid, rem, filled, forbid, cands_at[d - 1], allowed_at[d - 1],
+                             cands, allowed, placed[d - 1], n_placed[d - 1])
+            status, k, choice = _analyse(length, cells, offsets, bits, words, grid, rem, filled, is_blank, cands,
+                                         allowed, spare)
             if status == 1:
                 return FOUND, nodes, grid
             if status == 2:
@@ -524,3 +560,52 @@ def _undo(d, kind, chosen, placed, n_placed, forbade, grid, rem, filled, forbid)
             forbid[c] |= 1 << a
             forbade[d] |= 1 << c
     n_placed[d] = 0
+
+
+@njit(cache=True, nogil=True)
+def _root_state(length, cells, offsets, bits, grid, rem, filled, forbid, is_blank, cands, allowed, held):
+    """The root's candidates and cell letters, from scratch."""
+    for s in range(length.shape[0]):
+        if not filled[s]:
+            _candidates(s, length, cells, offsets, bits, grid, rem, cands, held)
+    hand = _hand_mask(rem)
+    for c in range(grid.shape[0]):
+        allowed[c] = 0 if grid[c] >= 0 or is_blank[c] else hand & ~forbid[c]
+
+
+@njit(cache=True, nogil=True)
+def _child_state(length, cells, offsets, bits, grid, rem, filled, forbid, parent_cands, parent_allowed,
+                 cands, allowed, placed, n_placed):
+    """A child's candidates and cell letters: its parent's, after propagation, narrowed
+    by what the parent's frame just placed. The pattern changes only in the slots
+    through the new cells, and the tiles left only for the letters just used: a
+    slot can now hold at most ``rem[a]`` more copies of such a letter ``a``."""
+    new_cells, new_letters = 0, 0
+    for j in range(n_placed):
+        new_cells |= 1 << placed[j]
+        new_letters |= 1 << grid[placed[j]]
+    hand = _hand_mask(rem)
+    for c in range(grid.shape[0]):
+        allowed[c] = 0 if grid[c] >= 0 else parent_allowed[c] & hand & ~forbid[c]
+    for s in range(length.shape[0]):
+        if filled[s]:
+            continue
+        L, chunks = length[s], offsets[s, 3]
+        for k in range(chunks):
+            cands[s, k] = parent_cands[s, k]
+        for p in range(L):
+            c = cells[s, p]
+            if (new_cells >> c) & 1:
+                base = offsets[s, 0] + (p * 26 + grid[c]) * chunks
+                for k in range(chunks):
+                    cands[s, k] &= bits[base + k]
+        for a in range(26):
+            if (new_letters >> a) & 1:
+                most = rem[a]  # copies of a this slot can hold: the tiles left and those already in it
+                for p in range(L):
+                    if grid[cells[s, p]] == a:
+                        most += 1
+                if most < L:
+                    base = offsets[s, 2] + (a * L + most) * chunks
+                    for k in range(chunks):
+                        cands[s, k] &= ~bits[base + k]
