@@ -4,6 +4,7 @@ every layout it gives is legal, and a stop is never reported as an empty box."""
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 
 from hypothesis import given, settings
@@ -11,8 +12,8 @@ from hypothesis import strategies as st
 
 from cpmodel.core.boards import parse_layout
 from cpmodel.core.control import Control
-from cpmodel.core.lexicon import Lexicon
-from cpmodel.core.specs import banana_spec
+from cpmodel.core.lexicon import Lexicon, load_default
+from cpmodel.core.specs import banana_spec, draw_hand
 from cpmodel.core.validate import banana_problems
 from cpmodel.models import bananagrams as cpsat
 from heuristics.banana_fill import EMPTY, FOUND, STOPPED, decide_box
@@ -44,6 +45,29 @@ def test_the_fill_finds_a_layout_exactly_where_brute_force_does(hand):
             if layout is not None:
                 assert (len(layout), len(layout[0])) == (rows, cols)
                 assert banana_problems(parse_layout("\n".join(layout)), hand, set(WORDS)) == []
+
+
+def test_the_fill_and_cp_sat_decide_the_same_boxes_for_real_hands():
+    """Deeper searches than brute force can check: 8- and 10-tile hands from a real word
+    list, every nearly full box (up to two blanks), filled and solved by CP-SAT's tight box
+    model. 15 of these 24 boxes hold a layout; the fill must say so exactly for those."""
+    from ortools.sat.python import cp_model
+
+    lexicon = load_default().top(3000)
+    decided = []
+    for tiles, seed in itertools.product((8, 10), range(1, 5)):
+        spec = banana_spec(draw_hand(tiles, seed), lexicon)
+        for rows, cols in itertools.product(range(2, tiles), repeat=2):
+            if rows > cols or not tiles <= rows * cols <= tiles + 2 or rows + cols > tiles + 1:
+                continue
+            status, layout, _ = decide_box(spec, rows, cols)
+            box, _, _ = cpsat._solve_box(spec, rows, cols, "table", Control(time_limit=30), False, tight=True)
+            assert box in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+            assert (status == FOUND) == (box != cp_model.INFEASIBLE), (spec.hand, rows, cols)
+            if layout is not None:
+                assert banana_problems(parse_layout("\n".join(layout)), spec.hand, set(spec.words)) == []
+            decided.append(status)
+    assert len(decided) == 24 and decided.count(FOUND) == 15
 
 
 def test_a_stop_leaves_the_box_undecided():
