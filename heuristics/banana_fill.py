@@ -55,6 +55,7 @@ from numba import njit
 
 from cpmodel.core.control import Control
 from cpmodel.core.specs import BananaSpec
+from heuristics.stop_flag import FlagWatch
 
 MAX_PLACEMENTS = 13_000  # boxes with more ways to place the blanks go to CP-SAT (21 tiles: 4x6, C(24, 3) = 2,024; 5x5, C(25, 4) = 12,650)
 PASSES = 2  # rounds of arc consistency per node (4 halves the nodes of 30-tile 4x8 and costs more time)
@@ -106,36 +107,11 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
             elif status == STOPPED:
                 outcome["cut_short"] = True
 
-    with _Watch(flag, control), ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
+    with FlagWatch(flag, control.stop_reason), ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
         list(pool.map(search, _placements(rows, cols, rows * cols - spec.size)))
     if outcome["layout"] is not None:
         return FOUND, outcome["layout"], stats
     return (STOPPED if outcome["cut_short"] else EMPTY), None, stats
-
-
-class _Watch:
-    """Sets ``flag[0]`` once the control says stop: the kernel polls the flag at every node."""
-
-    def __init__(self, flag: np.ndarray, control: Control):
-        self.flag, self.control = flag, control
-        self.done = threading.Event()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self.done.wait(0.05):
-            if self.control.stop_reason():
-                self.flag[0] = 1
-                return
-
-    def __enter__(self):
-        if self.control.stop_reason():  # stopped already: not even the first node
-            self.flag[0] = 1
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.done.set()
-        self.thread.join()
 
 
 def _placements(rows: int, cols: int, blanks: int):

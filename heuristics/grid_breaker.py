@@ -35,7 +35,6 @@ beat, a stop event and a deadline; it returns what it proved. The run side
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from dataclasses import dataclass, field
 
@@ -54,6 +53,7 @@ from heuristics.grid_bound import (
     mask_of,
     split_order,
 )
+from heuristics.stop_flag import FlagWatch
 
 BUCKETS_SMALL = ("aeiou", "bdfgjqvwxz", "chklmnprsty")  # 3^9 classes on 3x3
 BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split: 4^9 classes (the benchmark's comparison)
@@ -294,9 +294,7 @@ class Breaker:
         started = time.monotonic()
         out = Breaking(best)
         flag = np.zeros(1, np.int8)
-        watcher = _Watcher(flag, stop, deadline)
-        watcher.start()
-        try:
+        with FlagWatch(flag, lambda: _stop_reason(stop, deadline)) as watcher:
             for i, code in enumerate(codes):
                 if flag[0]:
                     out.stopped_by = watcher.why
@@ -314,32 +312,14 @@ class Breaker:
                     break
                 out.done += 1
                 out.bounds.append(root)
-        finally:
-            watcher.finish()
         out.seconds = time.monotonic() - started
         return out
 
 
-class _Watcher(threading.Thread):
-    """Sets ``flag[0]`` when ``stop`` is set or the deadline passes: the kernel polls the flag."""
-
-    def __init__(self, flag, stop, deadline):
-        super().__init__(daemon=True)
-        self.flag, self.stop, self.deadline = flag, stop, deadline
-        self.why = None
-        self.done = threading.Event()
-
-    def run(self) -> None:
-        while not self.done.wait(0.05):
-            if self.stop is not None and self.stop.is_set():
-                self.why = "interrupt"
-            elif self.deadline is not None and time.monotonic() >= self.deadline:
-                self.why = "time-limit"
-            else:
-                continue
-            self.flag[0] = 1
-            return
-
-    def finish(self) -> None:
-        self.done.set()
-        self.join()
+def _stop_reason(stop, deadline: float | None) -> str | None:
+    """Why a breaking run must stop now: "interrupt", "time-limit" or None."""
+    if stop is not None and stop.is_set():
+        return "interrupt"
+    if deadline is not None and time.monotonic() >= deadline:
+        return "time-limit"
+    return None

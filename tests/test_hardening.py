@@ -397,3 +397,24 @@ def test_banana_both_says_none_when_cpsat_proves_it():
     doc = json.loads(proc.stdout)
     assert proc.returncode == 0 and doc["status"] == "none"
     assert {s["solver"]: s["status"] for s in doc["solvers"]} == {"backtrack": "unknown", "cpsat": "none"}
+
+
+def test_a_kernels_stop_flag_is_raised_when_the_stop_comes_and_says_why():
+    """Compiled searches poll one byte; FlagWatch raises it within a poll of the cause."""
+    import threading
+    import time
+
+    import numpy as np
+
+    from heuristics.stop_flag import POLL_SECONDS, FlagWatch
+
+    flag, stop = np.zeros(1, np.int8), threading.Event()
+    with FlagWatch(flag, lambda: "interrupt" if stop.is_set() else None) as watch:
+        time.sleep(3 * POLL_SECONDS)
+        assert flag[0] == 0 and watch.why is None
+        stop.set()
+        waited = time.monotonic()
+        while not flag[0] and time.monotonic() - waited < 2:
+            time.sleep(0.01)
+    assert flag[0] == 1 and watch.why == "interrupt"
+    assert time.monotonic() - waited < 20 * POLL_SECONDS
