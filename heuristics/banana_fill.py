@@ -78,7 +78,9 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
 
     The placements are independent and the kernel releases the GIL, so
     ``workers`` threads (default: one per core) fill them side by side; the
-    first layout found stops the others."""
+    first layout found stops the others. The roomiest placements go first
+    (:func:`_looseness`): an empty box must exhaust them all, but a box that
+    holds a layout is decided by the first one filled."""
     control = control or Control()
     if rows * cols > 63:
         raise ValueError(f"a {rows}x{cols} box has more cells than the kernel's 63-bit cell sets")
@@ -107,8 +109,17 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
             elif status == STOPPED:
                 outcome["cut_short"] = True
 
+    def looseness(blanks: set) -> float:
+        if flag[0]:
+            return 0.0
+        length, cells, offsets, bits, words = tables.arrays(_slots(rows, cols, blanks))
+        return _looseness(length, cells, offsets, bits, words, rows * cols, hand, _blank_mask(rows, cols, blanks))
+
     with FlagWatch(flag, control.stop_reason), ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        list(pool.map(search, _placements(rows, cols, rows * cols - spec.size)))
+        placements = list(_placements(rows, cols, rows * cols - spec.size))
+        room = list(pool.map(looseness, placements))
+        roomiest_first = sorted(range(len(placements)), key=lambda i: -room[i])
+        list(pool.map(search, (placements[i] for i in roomiest_first)))
     if outcome["layout"] is not None:
         return FOUND, outcome["layout"], stats
     return (STOPPED if outcome["cut_short"] else EMPTY), None, stats
@@ -386,6 +397,33 @@ def _analyse(length, cells, offsets, bits, words, grid, rem, filled, is_blank, c
     if best_rate > 0 and letter >= 0 and fewest ** LETTER_POWER < best_count:
         return 2, 1, letter
     return 2, 0, best
+
+
+@njit(cache=True, nogil=True)
+def _looseness(length, cells, offsets, bits, words, n, hand, is_blank):
+    """How much room a placement leaves after the root's propagation: Σ log(candidates)
+    over its slots (-inf for a dead end). 30-tile seed 7's 3×11 layout is the 1,968th of
+    5,233 placements in enumeration order and the 104th by this; seed 1's 2,595th and 142nd."""
+    slots, widest = length.shape[0], 1
+    for s in range(slots):
+        widest = max(widest, offsets[s, 3])
+    grid = np.full(n, -1, np.int8)
+    filled = np.zeros(slots, np.bool_)
+    cands = np.zeros((slots, widest), np.uint64)
+    allowed = np.zeros(n, np.int64)
+    _root_state(length, cells, offsets, bits, grid, hand, filled, np.zeros(n, np.int64), is_blank, cands, allowed,
+                np.zeros(26, np.int64))
+    status, _, _ = _analyse(length, cells, offsets, bits, words, grid, hand, filled, is_blank, cands, allowed,
+                            np.zeros(widest, np.uint64))
+    if status == 0:
+        return -math.inf
+    room = 0.0
+    for s in range(slots):
+        count = 0
+        for k in range(offsets[s, 3]):
+            count += _popcount(cands[s, k])
+        room += math.log(count)
+    return room
 
 
 @njit(cache=True, nogil=True)
