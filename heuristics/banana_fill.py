@@ -36,8 +36,8 @@ placements are independent, so they are filled on every core at once
 (threads: the kernel releases the GIL), about twice as fast on two.
 
 It decides boxes the CP-SAT cell model could not: 21-tile seed 6's 4×6
-(empty) and 30-tile seed 1's 4×8 (empty, 4.2 s and 0.29 M nodes on one
-thread; the first version of this search took 230 s and 5.1 M nodes).
+(empty) and 30-tile seed 1's 4×8 (empty, 0.29 M nodes in 4.6 s on two
+threads; the first version of this search took 5.1 M nodes, 230 s on one).
 The number of placements, C(R·C, B), is what limits it: it is used for
 boxes with few blanks (``MAX_PLACEMENTS``).
 """
