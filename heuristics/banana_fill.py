@@ -62,7 +62,9 @@ PASSES = 2  # rounds of arc consistency per node (4 halves the nodes of 30-tile 
 LETTER_POWER = 1.5  # branch on the scarcest letter's cells when cells ** LETTER_POWER < the best slot's words (1: 1.7x the nodes on seven 21- and 30-tile boxes; at most 8 cells, as before: 3.8x)
 DENSE = 8  # a slot with more than this many candidates per 64-word chunk is filtered letter by letter, not word by word
 FOUND, EMPTY, STOPPED = 1, 0, -1
-VOWEL = 26  # the row of the letter-count tables that counts a, e, i, o and u together
+VOWELS = "aeiou"
+VOWEL = 26  # the row of the letter-count tables that counts the vowels together
+VOWEL_MASK = sum(1 << (ord(v) - 97) for v in VOWELS)
 
 
 def blank_placements(rows: int, cols: int, blanks: int) -> int:
@@ -199,7 +201,7 @@ class _Words:
             words = [w for w in spec.words if len(w) == length]
             chunks = max(1, (len(words) + 63) // 64)
             at = np.zeros((length, 26, chunks), np.uint64)
-            over = np.zeros((27, length, chunks), np.uint64)  # row VOWEL: the vowels counted as one letter
+            over = np.zeros((VOWEL + 1, length, chunks), np.uint64)  # row VOWEL: the vowels counted as one letter
             every = np.zeros(chunks, np.uint64)
             for i, word in enumerate(words):
                 bit = np.uint64(1) << np.uint64(i & 63)
@@ -208,7 +210,7 @@ class _Words:
                     at[p, ord(ch) - 97, i >> 6] |= bit
                 for ch in set(word):
                     over[ord(ch) - 97, :word.count(ch), i >> 6] |= bit
-                over[VOWEL, :sum(word.count(v) for v in "aeiou"), i >> 6] |= bit
+                over[VOWEL, :sum(word.count(v) for v in VOWELS), i >> 6] |= bit
             self.offsets[length] = (flat, flat + at.size, flat + at.size + every.size, chunks, flat_letters)
             parts += [at.ravel(), every, over.ravel()]
             flat += at.size + every.size + over.size
@@ -437,7 +439,10 @@ def _vowels_fit(length, cells, offsets, bits, grid, rem, filled, cands):
     least the sum of each one's fewest vowels (over its candidates, in its open cells).
     A hand short of vowels fails here long before any one slot runs dry (30-tile seed
     7's 3×11: 9 M nodes instead of 43 M)."""
-    left = rem[0] + rem[4] + rem[8] + rem[14] + rem[20]
+    left = 0
+    for a in range(26):
+        if (VOWEL_MASK >> a) & 1:
+            left += rem[a]
     need_across, need_down = 0, 0
     for s in range(length.shape[0]):
         if filled[s]:
@@ -446,7 +451,7 @@ def _vowels_fit(length, cells, offsets, bits, grid, rem, filled, cands):
         held = 0
         for p in range(L):
             letter = grid[cells[s, p]]
-            if letter == 0 or letter == 4 or letter == 8 or letter == 14 or letter == 20:
+            if letter >= 0 and (VOWEL_MASK >> letter) & 1:
                 held += 1
         fewest = L
         for t in range(held, L):  # the first t with a candidate holding at most t vowels
