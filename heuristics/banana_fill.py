@@ -33,18 +33,26 @@ touches all four sides) and what cannot be connected, so the first filled
 placement is a legal layout (the caller validates it all the same), and a
 box whose placements are all exhausted is proven empty for this hand. The
 placements are independent, so they are filled on every core at once
-(threads: the kernel releases the GIL), about twice as fast on two.
+(threads: the kernel releases the GIL), about twice as fast on two. They
+are enumerated, screened at the root and filled in batches inside numba:
+paying Python per placement, the 290,481 of a 5×7 box with five blanks
+took 50 s; in batches, 11 s.
+
+A box that holds a layout is decided by the first placement filled, so
+the order matters: roomiest first, by Σ log(candidates) after the root's
+propagation, less ``VOWEL_COST`` per vowel the slots need there (a
+placement that is hungry for vowels is seldom the one that fills).
 
 It decides boxes the CP-SAT cell model could not: 21-tile seed 6's 4×6
-(empty) and 30-tile seed 1's 4×8 (empty, 0.29 M nodes in 4.6 s on two
-threads; the first version of this search took 5.1 M nodes, 230 s on one).
+(empty), 30-tile seed 1's 4×8 (empty, 0.29 M nodes in 4.6 s on two
+threads; the first version of this search took 5.1 M nodes, 230 s on
+one) and 30-tile seed 3's 5×7 (a layout, 11 s; CP-SAT: unknown at 105 s).
 The number of placements, C(R·C, B), is what limits it: it is used for
 boxes with few blanks (``MAX_PLACEMENTS``).
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import os
 import threading
@@ -57,10 +65,13 @@ from cpmodel.core.control import Control
 from cpmodel.core.specs import BananaSpec
 from heuristics.stop_flag import FlagWatch
 
-MAX_PLACEMENTS = 13_000  # boxes with more ways to place the blanks go to CP-SAT (21 tiles: 4x6, C(24, 3) = 2,024; 5x5, C(25, 4) = 12,650)
+MAX_PLACEMENTS = 400_000  # boxes with more ways to place the blanks go to CP-SAT (30 tiles: 5x7, C(35, 5) = 324,632)
+SCREEN_BATCH = 4096  # placements per call of the root screen
+FILL_BATCH = 16  # placements per call of the fill: small, so that the roomiest go first on every thread
 PASSES = 2  # rounds of arc consistency per node (4 halves the nodes of 30-tile 4x8 and costs more time)
 LETTER_POWER = 1.5  # branch on the scarcest letter's cells when cells ** LETTER_POWER < the best slot's words (1: 1.7x the nodes on seven 21- and 30-tile boxes; at most 8 cells, as before: 3.8x)
 DENSE = 8  # a slot with more than this many candidates per 64-word chunk is filtered letter by letter, not word by word
+VOWEL_COST = 2.0  # placement order: each vowel its slots need at the root counts as this much less room
 FOUND, EMPTY, STOPPED = 1, 0, -1
 VOWELS = "aeiou"
 VOWEL = 26  # the row of the letter-count tables that counts the vowels together
@@ -79,11 +90,15 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
     layout: every placement exhausted) or STOPPED (the control's stop or time
     limit came first). ``stats``: placements searched and nodes.
 
-    The placements are independent and the kernel releases the GIL, so
-    ``workers`` threads (default: one per core) fill them side by side; the
-    first layout found stops the others. The roomiest placements go first
-    (:func:`_looseness`): an empty box must exhaust them all, but a box that
-    holds a layout is decided by the first one filled."""
+    Two passes over the placements, each on ``workers`` threads (default: one
+    per core; the kernels release the GIL), in batches so that Python is not
+    paid per placement (a 5×7 box with five blanks has 290,481 of them):
+
+    1. the *screen* propagates each placement's root (:func:`_looseness`): most
+       are dead there and are done with;
+    2. the others are filled, roomiest first: an empty box must exhaust them
+       all, but a box that holds a layout is decided by the first one filled,
+       which stops the others."""
     control = control or Control()
     if rows * cols > 63:
         raise ValueError(f"a {rows}x{cols} box has more cells than the kernel's 63-bit cell sets")
@@ -91,97 +106,50 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
     hand = np.zeros(26, np.int64)
     for ch in spec.hand:
         hand[ord(ch) - 97] += 1
+    box = (rows, cols, tables.by_length, tables.bits, tables.letters, hand)
     flag = np.zeros(1, np.int8)  # set by the watch (a stop) or by the first layout found
-    stats = {"placements": 0, "nodes": 0}
-    outcome: dict = {"layout": None, "cut_short": False}
+    masks = _placement_masks(rows, cols, rows * cols - spec.size)
+    room = np.full(len(masks), -np.inf)
+    outcome: dict = {"grid": None, "mask": 0, "cut_short": False, "placements": 0, "nodes": 0}
     lock = threading.Lock()
 
-    def search(blanks: set) -> None:
-        if flag[0]:
+    def screen(span: tuple[int, int]) -> None:
+        done = _screen(masks, span[0], span[1], *box, flag, room)
+        if done < span[1]:
             outcome["cut_short"] = True
-            return
-        length, cells, offsets, bits, words = tables.arrays(_slots(rows, cols, blanks))
-        status, nodes, grid = fill(length, cells, offsets, bits, words, rows * cols, hand,
-                                   _blank_mask(rows, cols, blanks), flag)
+
+    def search(order: np.ndarray) -> None:
+        status, done, nodes, grid = _fill_each(masks, order, *box, flag)
         with lock:
-            stats["placements"] += 1
-            stats["nodes"] += int(nodes)
-            if status == FOUND and outcome["layout"] is None:
-                outcome["layout"] = _layout(grid, rows, cols, blanks)
+            outcome["placements"] += done
+            outcome["nodes"] += nodes
+            if status == FOUND and outcome["grid"] is None:
+                outcome["grid"], outcome["mask"] = grid, masks[order[done - 1]]
                 flag[0] = 1
             elif status == STOPPED:
                 outcome["cut_short"] = True
 
-    def looseness(blanks: set) -> float:
-        if flag[0]:
-            return 0.0
-        length, cells, offsets, bits, words = tables.arrays(_slots(rows, cols, blanks))
-        return _looseness(length, cells, offsets, bits, words, rows * cols, hand, _blank_mask(rows, cols, blanks))
-
     with FlagWatch(flag, control.stop_reason), ThreadPoolExecutor(max_workers=workers or os.cpu_count() or 1) as pool:
-        placements = list(_placements(rows, cols, rows * cols - spec.size))
-        room = list(pool.map(looseness, placements))
-        roomiest_first = sorted(range(len(placements)), key=lambda i: -room[i])
-        list(pool.map(search, (placements[i] for i in roomiest_first)))
-    if outcome["layout"] is not None:
-        return FOUND, outcome["layout"], stats
+        list(pool.map(screen, _spans(len(masks), SCREEN_BATCH)))
+        alive = np.flatnonzero(room > -np.inf)
+        roomiest_first = alive[np.argsort(-room[alive], kind="stable")]
+        dead = len(masks) - len(alive)  # each decided at its root: one node
+        outcome["placements"], outcome["nodes"] = dead, dead
+        if not outcome["cut_short"]:
+            list(pool.map(search, (roomiest_first[i:i + FILL_BATCH] for i in range(0, len(alive), FILL_BATCH))))
+    stats = {"placements": outcome["placements"], "nodes": outcome["nodes"]}
+    if outcome["grid"] is not None:
+        return FOUND, _layout(outcome["grid"], rows, cols, outcome["mask"]), stats
     return (STOPPED if outcome["cut_short"] else EMPTY), None, stats
 
 
-def _placements(rows: int, cols: int, blanks: int):
-    """The blank cells of every placement that can be a tight, connected layout."""
-    cells = [(r, c) for r in range(rows) for c in range(cols)]
-    for chosen in itertools.combinations(cells, blanks):
-        blank = set(chosen)
-        if _touches_all_sides(rows, cols, blank) and _connected(rows, cols, blank):
-            yield blank
+def _spans(total: int, batch: int) -> list[tuple[int, int]]:
+    return [(i, min(i + batch, total)) for i in range(0, total, batch)]
 
 
-def _touches_all_sides(rows: int, cols: int, blank: set) -> bool:
-    edges = ([(0, c) for c in range(cols)], [(rows - 1, c) for c in range(cols)],
-             [(r, 0) for r in range(rows)], [(r, cols - 1) for r in range(rows)])
-    return all(any(cell not in blank for cell in edge) for edge in edges)
-
-
-def _connected(rows: int, cols: int, blank: set) -> bool:
-    tiles = {(r, c) for r in range(rows) for c in range(cols)} - blank
-    start = next(iter(tiles))
-    seen, todo = {start}, [start]
-    while todo:
-        r, c = todo.pop()
-        for cell in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
-            if cell in tiles and cell not in seen:
-                seen.add(cell)
-                todo.append(cell)
-    return len(seen) == len(tiles)
-
-
-def _slots(rows: int, cols: int, blank: set) -> list[list[int]]:
-    """The maximal runs of ≥ 2 cells, across then down, as cell numbers (r·cols + c)."""
-    lines = [[(r, c) for c in range(cols)] for r in range(rows)] + [[(r, c) for r in range(rows)] for c in range(cols)]
-    slots = []
-    for line in lines:
-        run: list[int] = []
-        for cell in [*line, None]:  # None closes the last run
-            if cell is not None and cell not in blank:
-                run.append(cell[0] * cols + cell[1])
-                continue
-            if len(run) >= 2:
-                slots.append(run)
-            run = []
-    return slots
-
-
-def _blank_mask(rows: int, cols: int, blank: set) -> np.ndarray:
-    mask = np.zeros(rows * cols, np.bool_)
-    for r, c in blank:
-        mask[r * cols + c] = True
-    return mask
-
-
-def _layout(grid: np.ndarray, rows: int, cols: int, blank: set) -> tuple[str, ...]:
-    return tuple("".join("." if (r, c) in blank else chr(97 + int(grid[r * cols + c])) for c in range(cols))
-                 for r in range(rows))
+def _layout(grid: np.ndarray, rows: int, cols: int, blank_mask: int) -> tuple[str, ...]:
+    return tuple("".join("." if (blank_mask >> (r * cols + c)) & 1 else chr(97 + int(grid[r * cols + c]))
+                         for c in range(cols)) for r in range(rows))
 
 
 class _Words:
@@ -219,15 +187,9 @@ class _Words:
         self.bits = np.concatenate(parts)
         self.letters = np.concatenate(letters) if letters else np.zeros(0, np.int8)
 
-    def arrays(self, slots: list[list[int]]):
-        """The kernel's view of ``slots``: lengths, cells, and each slot's offsets into the flat arrays."""
-        longest = max(len(s) for s in slots)
-        cells = np.zeros((len(slots), longest), np.int64)
-        for i, slot in enumerate(slots):
-            cells[i, :len(slot)] = slot
-        length = np.array([len(s) for s in slots], np.int64)
-        offsets = np.array([self.offsets[len(s)] for s in slots], np.int64)  # at, every, over, chunks, letters
-        return length, cells, offsets, self.bits, self.letters
+        self.by_length = np.zeros((longest + 1, 5), np.int64)  # the offsets above, as one array for the kernels
+        for length, row in self.offsets.items():
+            self.by_length[length] = row
 
 
 @njit(cache=True, nogil=True)
@@ -409,8 +371,9 @@ def _analyse(length, cells, offsets, bits, words, grid, rem, filled, is_blank, c
 @njit(cache=True, nogil=True)
 def _looseness(length, cells, offsets, bits, words, n, hand, is_blank):
     """How much room a placement leaves after the root's propagation: Σ log(candidates)
-    over its slots (-inf for a dead end). 30-tile seed 7's 3×11 layout is the 1,968th of
-    5,233 placements in enumeration order and the 104th by this; seed 1's 2,595th and 142nd."""
+    over its slots, less ``VOWEL_COST`` per vowel they need (-inf for a dead end).
+    In enumeration order 30-tile seed 7's 3×11 layout came after 1,967 of its 5,233
+    placements; ordered by room alone the box took 63 s, with the vowels counted 31 s."""
     slots, widest = length.shape[0], 1
     for s in range(slots):
         widest = max(widest, offsets[s, 3])
@@ -430,7 +393,7 @@ def _looseness(length, cells, offsets, bits, words, n, hand, is_blank):
         for k in range(offsets[s, 3]):
             count += _popcount(cands[s, k])
         room += math.log(count)
-    return room
+    return room - VOWEL_COST * _vowels_needed(length, cells, offsets, bits, grid, filled, cands)
 
 
 @njit(cache=True, nogil=True)
@@ -443,6 +406,12 @@ def _vowels_fit(length, cells, offsets, bits, grid, rem, filled, cands):
     for a in range(26):
         if (VOWEL_MASK >> a) & 1:
             left += rem[a]
+    return _vowels_needed(length, cells, offsets, bits, grid, filled, cands) <= left
+
+
+@njit(cache=True, nogil=True)
+def _vowels_needed(length, cells, offsets, bits, grid, filled, cands):
+    """The fewest vowels the open slots need: the larger of the sums across and down."""
     need_across, need_down = 0, 0
     for s in range(length.shape[0]):
         if filled[s]:
@@ -466,7 +435,7 @@ def _vowels_fit(length, cells, offsets, bits, grid, rem, filled, cands):
             need_across += fewest - held
         else:
             need_down += fewest - held
-    return need_across <= left and need_down <= left
+    return max(need_across, need_down)
 
 
 @njit(cache=True, nogil=True)
@@ -479,6 +448,120 @@ def _smallest_first(sizes):
             order[j - 1], order[j] = order[j], order[j - 1]
             j -= 1
     return order
+
+
+@njit(cache=True, nogil=True)
+def _placement_masks(rows, cols, blanks):
+    """The blank cells (bit r·cols + c) of every placement that can be a tight, connected
+    layout, in the order of itertools.combinations."""
+    n = rows * cols
+    total = 1
+    for k in range(blanks):
+        total = total * (n - k) // (k + 1)
+    kept = np.empty(total, np.int64)
+    count = 0
+    chosen = np.arange(blanks)
+    while True:
+        blank = np.int64(0)
+        for i in range(blanks):
+            blank |= np.int64(1) << chosen[i]
+        if _tight_and_connected(blank, rows, cols):
+            kept[count] = blank
+            count += 1
+        i = blanks - 1  # the next combination: raise the last index that can rise
+        while i >= 0 and chosen[i] == n - blanks + i:
+            i -= 1
+        if i < 0:
+            return kept[:count]
+        chosen[i] += 1
+        for j in range(i + 1, blanks):
+            chosen[j] = chosen[j - 1] + 1
+
+
+@njit(cache=True, nogil=True)
+def _tight_and_connected(blank, rows, cols):
+    """The tiles touch all four sides of the box, and they are one piece (a flood fill over bits)."""
+    n = rows * cols
+    tiles = ((np.int64(1) << n) - 1) & ~blank
+    first_col, last_col = np.int64(0), np.int64(0)
+    for r in range(rows):
+        first_col |= np.int64(1) << (r * cols)
+        last_col |= np.int64(1) << (r * cols + cols - 1)
+    top = (np.int64(1) << cols) - 1
+    bottom = top << ((rows - 1) * cols)
+    if not (tiles & top and tiles & bottom and tiles & first_col and tiles & last_col):
+        return False
+    reach = tiles & -tiles
+    while True:
+        grown = (reach | ((reach & ~last_col) << 1) | ((reach & ~first_col) >> 1) | (reach << cols) | (reach >> cols)) & tiles
+        if grown == reach:
+            return reach == tiles
+        reach = grown
+
+
+@njit(cache=True, nogil=True)
+def _slot_arrays(blank, rows, cols, by_length):
+    """The kernel's view of one placement: its slots (maximal runs of ≥ 2 cells, across
+    then down, as cell numbers), their lengths, and each one's offsets into the word tables."""
+    n = rows * cols
+    cells = np.zeros((n, max(rows, cols)), np.int64)
+    length = np.zeros(n, np.int64)
+    slots = 0
+    for direction in range(2):  # 0: across, 1: down
+        lines, size = (rows, cols) if direction == 0 else (cols, rows)
+        for line in range(lines):
+            run = 0
+            for k in range(size + 1):  # k == size closes the last run
+                c = line * cols + k if direction == 0 else k * cols + line
+                if k < size and not (blank >> c) & 1:
+                    cells[slots, run] = c
+                    run += 1
+                    continue
+                if run >= 2:
+                    length[slots] = run
+                    slots += 1
+                run = 0
+    offsets = np.zeros((slots, 5), np.int64)
+    for s in range(slots):
+        offsets[s] = by_length[length[s]]
+    return length[:slots], cells[:slots], offsets
+
+
+@njit(cache=True, nogil=True)
+def _blank_cells(blank, n):
+    is_blank = np.zeros(n, np.bool_)
+    for c in range(n):
+        is_blank[c] = (blank >> c) & 1
+    return is_blank
+
+
+@njit(cache=True, nogil=True)
+def _screen(masks, first, last, rows, cols, by_length, bits, words, hand, flag, room):
+    """``room[i]`` = :func:`_looseness` of placements first..last−1; returns how far it got before a stop."""
+    for i in range(first, last):
+        if flag[0]:
+            return i
+        length, cells, offsets = _slot_arrays(masks[i], rows, cols, by_length)
+        room[i] = _looseness(length, cells, offsets, bits, words, rows * cols, hand, _blank_cells(masks[i], rows * cols))
+    return last
+
+
+@njit(cache=True, nogil=True)
+def _fill_each(masks, order, rows, cols, by_length, bits, words, hand, flag):
+    """Fill the placements ``order`` names, one after another: (status, placements done,
+    nodes, grid), stopping at the first layout (FOUND, the last one done holds it) or stop."""
+    n, nodes = rows * cols, 0
+    grid = np.full(n, -1, np.int8)
+    for j in range(order.shape[0]):
+        blank = masks[order[j]]
+        length, cells, offsets = _slot_arrays(blank, rows, cols, by_length)
+        status, more, grid = fill(length, cells, offsets, bits, words, n, hand, _blank_cells(blank, n), flag)
+        nodes += more
+        if status == FOUND:
+            return FOUND, j + 1, nodes, grid
+        if status == STOPPED:
+            return STOPPED, j, nodes, grid
+    return EMPTY, order.shape[0], nodes, grid
 
 
 @njit(cache=True, nogil=True)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 from functools import cache
 
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,7 +17,7 @@ from cpmodel.core.lexicon import Lexicon, load_default
 from cpmodel.core.specs import banana_spec, draw_hand
 from cpmodel.core.validate import banana_problems
 from cpmodel.models import bananagrams as cpsat
-from heuristics.banana_fill import EMPTY, FOUND, STOPPED, decide_box
+from heuristics.banana_fill import EMPTY, FOUND, STOPPED, _placement_masks, _slot_arrays, decide_box
 from tests.conftest import brute_force_bananagrams
 
 WORDS = ("at", "ta", "as", "cat", "act", "sat", "tas", "cats", "scat", "tact", "aa", "st", "ats", "tat")
@@ -90,3 +91,42 @@ def test_compact_says_which_boxes_the_fill_decided():
     with_fill, without = (result.stats["boxes"] for result in results)
     assert any("(fill " in box for box in with_fill), with_fill
     assert not any("(fill " in box for box in without), without
+
+
+def reference_placements(rows: int, cols: int, blanks: int) -> list[int]:
+    """Every choice of blank cells whose tiles touch all four sides and are one piece, by sets."""
+    kept = []
+    for chosen in itertools.combinations(range(rows * cols), blanks):
+        tiles = {(c // cols, c % cols) for c in range(rows * cols)} - {(c // cols, c % cols) for c in chosen}
+        sides = ({r for r, _ in tiles} >= {0, rows - 1}) and ({c for _, c in tiles} >= {0, cols - 1})
+        seen, todo = set(), [min(tiles)]
+        while todo:
+            cell = todo.pop()
+            if cell in tiles and cell not in seen:
+                seen.add(cell)
+                todo += [(cell[0] + 1, cell[1]), (cell[0] - 1, cell[1]), (cell[0], cell[1] + 1), (cell[0], cell[1] - 1)]
+        if sides and seen == tiles:
+            kept.append(sum(1 << c for c in chosen))
+    return kept
+
+
+@given(rows=st.integers(1, 5), cols=st.integers(1, 6), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_the_placements_are_the_tight_connected_choices_of_blanks(rows, cols, data):
+    blanks = data.draw(st.integers(0, min(4, rows * cols - 1)))
+    assert list(_placement_masks(rows, cols, blanks)) == reference_placements(rows, cols, blanks)
+
+
+@given(rows=st.integers(1, 5), cols=st.integers(1, 6), data=st.data())
+@settings(max_examples=40, deadline=None)
+def test_the_slots_are_the_maximal_runs_of_open_cells(rows, cols, data):
+    blank = data.draw(st.integers(0, (1 << rows * cols) - 1))
+    by_length = np.arange(5 * (max(rows, cols) + 1)).reshape(-1, 5)
+    length, cells, offsets = _slot_arrays(blank, rows, cols, by_length)
+    found = [tuple(cells[s, :length[s]]) for s in range(len(length))]
+    lines = [[r * cols + c for c in range(cols)] for r in range(rows)] + [[r * cols + c for r in range(rows)] for c in range(cols)]
+    runs = [tuple(run) for line in lines
+            for is_open, group in itertools.groupby(line, key=lambda c: not (blank >> c) & 1) if is_open
+            for run in [list(group)] if len(run) >= 2]
+    assert found == runs
+    assert [tuple(row) for row in offsets] == [tuple(by_length[len(run)]) for run in runs]
