@@ -94,8 +94,8 @@ def decide_box(spec: BananaSpec, rows: int, cols: int, control: Control | None =
     per core; the kernels release the GIL), in batches so that Python is not
     paid per placement (a 5×7 box with five blanks has 290,481 of them):
 
-    1. the *screen* propagates each placement's root (:func:`_looseness`): most
-       are dead there and are done with;
+    1. the *screen* propagates each placement's root (:func:`_looseness`): a
+       placement dead there is done with, the others get their room;
     2. the others are filled, roomiest first: an empty box must exhaust them
        all, but a box that holds a layout is decided by the first one filled,
        which stops the others."""
@@ -159,11 +159,11 @@ class _Words:
     ``at[p, a]`` holds the words with letter a at position p, and
     ``over[a, t]`` the words with more than t copies of a (``over[VOWEL, t]``:
     more than t vowels). All of them live in one flat uint64 array; a slot
-    finds its length's by offsets."""
+    finds its length's by the offsets in ``by_length``."""
 
     def __init__(self, spec: BananaSpec, longest: int):
         parts, letters = [], []
-        self.offsets: dict[int, tuple[int, int, int, int, int]] = {}  # L -> (at, every, over, chunks, letters)
+        self.by_length = np.zeros((longest + 1, 5), np.int64)  # row L: offsets of at, every, over; chunks; letters
         flat, flat_letters = 0, 0
         for length in range(2, longest + 1):
             words = [w for w in spec.words if len(w) == length]
@@ -179,17 +179,13 @@ class _Words:
                 for ch in set(word):
                     over[ord(ch) - 97, :word.count(ch), i >> 6] |= bit
                 over[VOWEL, :sum(word.count(v) for v in VOWELS), i >> 6] |= bit
-            self.offsets[length] = (flat, flat + at.size, flat + at.size + every.size, chunks, flat_letters)
+            self.by_length[length] = (flat, flat + at.size, flat + at.size + every.size, chunks, flat_letters)
             parts += [at.ravel(), every, over.ravel()]
             flat += at.size + every.size + over.size
             letters.append(np.array([[ord(ch) - 97 for ch in w] for w in words], np.int8).ravel())
             flat_letters += len(words) * length
         self.bits = np.concatenate(parts)
         self.letters = np.concatenate(letters) if letters else np.zeros(0, np.int8)
-
-        self.by_length = np.zeros((longest + 1, 5), np.int64)  # the offsets above, as one array for the kernels
-        for length, row in self.offsets.items():
-            self.by_length[length] = row
 
 
 @njit(cache=True, nogil=True)
