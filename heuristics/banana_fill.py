@@ -519,7 +519,8 @@ def _slot_arrays(blank, rows, cols, by_length):
                 run = 0
     offsets = np.zeros((slots, 5), np.int64)
     for s in range(slots):
-        offsets[s] = by_length[length[s]]
+        for k in range(5):  # not a row copy: that would compile numba's shape checks (seconds)
+            offsets[s, k] = by_length[length[s], k]
     return length[:slots], cells[:slots], offsets
 
 

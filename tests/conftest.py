@@ -220,19 +220,23 @@ def dask_cluster():
 
 
 # -- compiled kernels, once, before the workers start ---------------------------------------
-# The grid kernels are compiled by numba on first use and cached beside their sources. On a
+# The grid kernels and the banana fill are compiled by numba on first use and cached beside their sources. On a
 # clean checkout (CI) every worker and every command a test started compiled them for itself
 # at the same time (~20 s of CPU each), and a command with a short --time-limit spent it all
 # compiling. So the run's controller compiles them once, on both cores, before any test.
-KERNEL_SOURCES = ("grid_bound.py", "grid_kernel.py", "grid_search.py")
+KERNEL_SOURCES = ("grid_bound.py", "grid_kernel.py", "grid_search.py", "banana_fill.py")
 WARM_UP = """set -e
 printf 'tea\\neat\\nate\\nseat\\nsea\\nset\\nten\\nnet\\n' > words.txt
 printf 'tea/sen/eat\\n' > boards.txt
 python -m cpmodel grid --best 2x2 --prove --jobs 1 --dict words.txt &
+python -c "$FILL" &
 python -m cpmodel grid --best 2x2 --time-limit 0.01 --dict words.txt
 python -m cpmodel grid --score-file boards.txt --dict words.txt
 wait
 """
+FILL = ("from cpmodel.core.lexicon import Lexicon; from cpmodel.core.specs import banana_spec; "
+        "from heuristics.banana_fill import decide_box; "
+        "decide_box(banana_spec('aacstt', Lexicon(['at', 'ta', 'cat', 'cats', 'scat', 'tact'])), 2, 4)")
 
 
 def _kernels_stamp() -> str:
@@ -257,7 +261,8 @@ def pytest_configure(config):
 
     with tempfile.TemporaryDirectory(prefix="cpmodel-warm-") as folder:
         script = WARM_UP.replace("python", shlex_quote(sys.executable))
-        warm_up = subprocess.Popen(["bash", "-c", script], cwd=folder, env=subprocess_env(), start_new_session=True,
+        warm_up = subprocess.Popen(["bash", "-c", script], cwd=folder, env={**subprocess_env(), "FILL": FILL},
+                                   start_new_session=True,
                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             warm_up.wait(timeout=600)
