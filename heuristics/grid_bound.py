@@ -597,6 +597,20 @@ class Tree:
 
 
 @njit(cache=True, nogil=True)
+def _letter_bounds(cell, heads, link, n_label, n_end, bound, tot):
+    """``tot[letter]``: what forcing ``cell`` to each letter adds in place of its frontier's choice
+    nodes (the bounds of their sum children with that letter), every letter in one walk."""
+    tot[:] = 0
+    choice = heads[cell]
+    while choice >= 0:
+        option = choice + 1
+        while option < n_end[choice]:
+            tot[n_label[option]] += bound[option]
+            option = n_end[option]
+        choice = link[choice]
+
+
+@njit(cache=True, nogil=True)
 def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, children, points,
                 stamp, mark, best_letters, flag):
     """Force the cells in ``order``, depth first, dropping a subclass once its bound <= ``low``.
@@ -608,7 +622,12 @@ def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, ch
     The frontier is one linked list of choice nodes per cell (``heads``,
     ``link``) with the sum of their bounds (``sums``). Forcing a cell only
     pushes nodes at the front of lists, so each level's heads and sums are a
-    complete snapshot to restore when the next letter is tried."""
+    complete snapshot to restore when the next letter is tried.
+
+    A level's letters are bounded all at once when it opens (one walk over its
+    cell's choice nodes, :func:`_letter_bounds`): most subclasses are dropped
+    there, and only the letters that survive restore a snapshot and force the
+    cell. The last cell's survivors are boards, scored at once."""
     n = masks.shape[0]
     heads = np.full(n, -1, np.int32)
     sums = np.zeros(n, np.int64)
@@ -623,26 +642,56 @@ def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, ch
     snap_heads = np.empty((n, n), np.int32)
     snap_sums = np.empty((n, n), np.int64)
     snap_acc = np.empty(n, np.int64)
-    left = np.empty(n, np.int64)
+    left = np.zeros(n, np.int64)
+    tot = np.zeros(26, np.int64)
     letters = np.zeros(n, np.int32)
     nodes = 0
     leaves = 0
-    k = 0
-    snap_heads[0] = heads
-    snap_sums[0] = sums
-    snap_acc[0] = n_points[0]
-    left[0] = masks[order[0]]
-    while k >= 0:
+    acc = n_points[0]
+    k = -1  # the deepest level forced so far (the root: none)
+    opening = True  # the subclass forced down to level k is bounded: open level k + 1
+    while True:
+        if opening:
+            cell = order[k + 1]
+            _letter_bounds(cell, heads, link, n_label, n_end, bound, tot)
+            base = acc + sums.sum() - sums[cell]
+            whole = masks[cell]
+            nodes += _popcount(whole)
+            survivors = 0
+            rest = whole
+            while rest:
+                bit = rest & -rest
+                rest ^= bit
+                if base + tot[_letter(bit)] > low:
+                    survivors |= bit
+            if k + 1 == n - 1:  # the last cell: each survivor is one board, scored exactly
+                while survivors:
+                    bit = survivors & -survivors
+                    survivors ^= bit
+                    letter = _letter(bit)
+                    if base + tot[letter] <= low:  # low rose since
+                        continue
+                    letters[cell] = letter
+                    leaves += 1
+                    score = board_score(letters, adj, deg, children, points, stamp, mark + leaves)
+                    if score > low:
+                        low = score
+                        best_letters[:] = letters
+            else:
+                k += 1
+                snap_heads[k] = heads
+                snap_sums[k] = sums
+                snap_acc[k] = acc
+                left[k] = survivors
+        while k >= 0 and left[k] == 0:  # back up to the deepest level with a survivor left
+            k -= 1
+        if k < 0:
+            return low, nodes, leaves, 0
         if flag[0]:
             return low, nodes, leaves, 1
-        if left[k] == 0:
-            k -= 1
-            continue
         bit = left[k] & -left[k]
         left[k] ^= bit
-        letter = 0
-        while (bit >> letter) != 1:
-            letter += 1
+        letter = _letter(bit)
         heads[:] = snap_heads[k]
         sums[:] = snap_sums[k]
         acc = snap_acc[k]
@@ -671,22 +720,7 @@ def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, ch
             choice = following
         heads[cell] = -1
         sums[cell] = 0
-        nodes += 1
-        if acc + sums.sum() <= low:
-            continue
-        if k == n - 1:  # one board: its exact score
-            leaves += 1
-            score = board_score(letters, adj, deg, children, points, stamp, mark + leaves)
-            if score > low:
-                low = score
-                best_letters[:] = letters
-            continue
-        k += 1
-        snap_heads[k] = heads
-        snap_sums[k] = sums
-        snap_acc[k] = acc
-        left[k] = masks[order[k]]
-    return low, nodes, leaves, 0
+        opening = acc + sums.sum() > low  # else low rose since the level opened
 
 
 def split_order(rows: int, cols: int) -> np.ndarray:
