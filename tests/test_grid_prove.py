@@ -116,7 +116,8 @@ letter_sets = st.lists(st.sampled_from(LETTERS + "lno"), min_size=1, max_size=4)
 @given(st.lists(letter_sets, min_size=6, max_size=6), st.randoms(use_true_random=False))
 def test_bounds_are_upper_bounds(breaker23, cells, rnd):
     """Random 2x3 classes: the orderly tree's bound, max/sum and union each bound every board
-    of the class, and breaking the class from 0 finds exactly its best board."""
+    of the class, and breaking the class from 0 finds exactly its best board; against one
+    point less it finds a board of that score, against the best itself none."""
     breaker = breaker23
     masks = np.array([mask_of(c) for c in cells], dtype=np.int64)
     boards = ["".join(b) for b in itertools.product(*cells)]
@@ -127,6 +128,10 @@ def test_bounds_are_upper_bounds(breaker23, cells, rnd):
     _, found, letters, *_ = breaker.break_masks(masks, -1, np.zeros(1, np.int8))
     assert found == best
     assert breaker.score(board_text(letters).replace("[qu]", "q")) == best
+    _, found, letters, *_ = breaker.break_masks(masks, best - 1, np.zeros(1, np.int8))
+    assert found == best and breaker.score(board_text(letters).replace("[qu]", "q")) == best
+    _, found, letters, *_ = breaker.break_masks(masks, best, np.zeros(1, np.int8))
+    assert found == best and letters is None
     sample = rnd.choice(boards)
     assert breaker.score(sample) == reference_score(sample, 3)
 
