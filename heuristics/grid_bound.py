@@ -611,6 +611,50 @@ def _letter_bounds(cell, heads, link, n_label, n_end, bound, tot):
 
 
 @njit(cache=True, nogil=True)
+def _above(letters, tot, low):
+    """The letters of the mask ``letters`` whose ``tot`` is above ``low``, as a mask."""
+    kept = 0
+    rest = letters
+    while rest:
+        bit = rest & -rest
+        rest ^= bit
+        if tot[_letter(bit)] > low:
+            kept |= bit
+    return kept
+
+
+@njit(cache=True, nogil=True)
+def _force_cell(cell, letter, heads, sums, link, n_label, n_end, n_points, bound):
+    """Force ``cell`` to ``letter`` on the frontier: each of its choice nodes gives way to the
+    letter's sum node, whose children join their cells' lists; returns the points it adds."""
+    added = 0
+    choice = heads[cell]
+    while choice >= 0:
+        following = link[choice]
+        node = -1
+        option = choice + 1
+        while option < n_end[choice]:  # letters in order
+            if n_label[option] >= letter:
+                if n_label[option] == letter:
+                    node = option
+                break
+            option = n_end[option]
+        if node >= 0:
+            added += n_points[node]
+            below = node + 1
+            while below < n_end[node]:
+                c = n_label[below]
+                link[below] = heads[c]
+                heads[c] = below
+                sums[c] += bound[below]
+                below = n_end[below]
+        choice = following
+    heads[cell] = -1
+    sums[cell] = 0
+    return added
+
+
+@njit(cache=True, nogil=True)
 def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, children, points,
                 stamp, mark, best_letters, flag):
     """Force the cells in ``order``, depth first, dropping a subclass once its bound <= ``low``.
@@ -655,15 +699,8 @@ def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, ch
             cell = order[k + 1]
             _letter_bounds(cell, heads, link, n_label, n_end, bound, tot)
             base = acc + sums.sum() - sums[cell]
-            whole = masks[cell]
-            nodes += _popcount(whole)
-            survivors = 0
-            rest = whole
-            while rest:
-                bit = rest & -rest
-                rest ^= bit
-                if base + tot[_letter(bit)] > low:
-                    survivors |= bit
+            nodes += _popcount(masks[cell])
+            survivors = _above(masks[cell], tot, low - base)
             if k + 1 == n - 1:  # the last cell: each survivor is one board, scored exactly
                 while survivors:
                     bit = survivors & -survivors
@@ -694,32 +731,9 @@ def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, ch
         letter = _letter(bit)
         heads[:] = snap_heads[k]
         sums[:] = snap_sums[k]
-        acc = snap_acc[k]
         cell = order[k]
         letters[cell] = letter
-        choice = heads[cell]
-        while choice >= 0:  # each choice node of this cell gives way to the chosen letter's sum node
-            following = link[choice]
-            node = -1
-            option = choice + 1
-            while option < n_end[choice]:  # letters in order
-                if n_label[option] >= letter:
-                    if n_label[option] == letter:
-                        node = option
-                    break
-                option = n_end[option]
-            if node >= 0:
-                acc += n_points[node]
-                below = node + 1
-                while below < n_end[node]:
-                    c = n_label[below]
-                    link[below] = heads[c]
-                    heads[c] = below
-                    sums[c] += bound[below]
-                    below = n_end[below]
-            choice = following
-        heads[cell] = -1
-        sums[cell] = 0
+        acc = snap_acc[k] + _force_cell(cell, letter, heads, sums, link, n_label, n_end, n_points, bound)
         opening = acc + sums.sum() > low  # else low rose since the level opened
 
 
