@@ -706,7 +706,7 @@ def break_class(masks, order, n_label, n_end, n_points, bound, low, adj, deg, ch
                     bit = survivors & -survivors
                     survivors ^= bit
                     letter = _letter(bit)
-                    if base + tot[letter] <= low:  # low rose since
+                    if base + tot[letter] <= low:  # low rose since the level opened
                         continue
                     letters[cell] = letter
                     leaves += 1

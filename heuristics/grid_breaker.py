@@ -60,7 +60,8 @@ BUCKETS_DANVK = ("bdfgjqvwxz", "aeiou", "lnrsy", "chkmpt")  # danvk's 3x3 split:
 BUCKETS_LARGE = ("aeijou", "bcdfgmpqvwxz", "hklnrsty")  # danvk's 3x4 split of the cells with 5 or 8 neighbours
 BUCKETS_CORNER = ("aeiosuy", "bcdfghjklmnpqrtvwxz")  # and of its corners (3 neighbours): 3^8 * 2^4 classes
 MAX_CELLS = 12  # 3x4; danvk's 4x4 proof took about 23,000 CPU-hours
-FORCE_ABOVE = 2.5  # a subclass bound above this many times the score to beat: force its next cell by new tree (2 before break_class bounded a level's letters at once: 0.539 -> 0.457 CPU-s a class on 256 classes)
+FORCE_ABOVE = 2.5  # a subclass bound above this many times the score to beat: force its next cell by new tree (2 until
+# break_class bounded a level's letters at once; 2.5 then cost 0.457 CPU-s a class on 256 classes against 0.539)
 FORCE_DEPTH = 4  # for at most this many cells (3x4, shards 0 and 128: 2 and 4 cost 0.72, 0.61 CPU-s a class; 2 and 3, 0.76, 0.64)
 
 Split = tuple[tuple[str, ...], ...]  # each cell's buckets, cell by cell
